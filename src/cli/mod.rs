@@ -1,0 +1,64 @@
+//! The command-line interface: argument definitions and the commands behind them. The
+//! binaries only parse arguments and turn results into exit codes.
+
+pub mod validate;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "flint",
+    version,
+    about = "Butane and Ignition for Flatcar-style systems"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check Ignition configs (files or directories), many at once.
+    Validate(validate::ValidateArgs),
+    /// Print a JSON Schema for editors.
+    Schema {
+        /// One of the names `flint schema --list` prints, e.g. ignition-3.4.0.
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// List the schema names.
+        #[arg(long)]
+        list: bool,
+    },
+}
+
+/// Runs the parsed command line; returns the exit code.
+pub fn run(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Validate(args) => validate::run(&args),
+        Command::Schema { name, list } => {
+            if list {
+                for n in crate::schema::names() {
+                    println!("{n}");
+                }
+                return 0;
+            }
+            let name = name.unwrap_or_default();
+            match crate::schema::by_name(&name) {
+                Some(s) => {
+                    print!(
+                        "{}",
+                        String::from_utf8_lossy(&crate::json::to_vec(&s, true))
+                    );
+                    0
+                }
+                None => {
+                    eprintln!(
+                        "error: unknown schema {name:?}; known: {}",
+                        crate::schema::names().join(", ")
+                    );
+                    2
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,504 @@
+//! Deserializes the typed model from a positioned [`Node`] tree with Go `encoding/json`
+//! semantics: `null` leaves a field at its zero value, the last of repeated keys wins, numbers
+//! must be integers where the model wants one. Unknown keys (and keys the document's version
+//! does not have) are not errors but are collected, with their positions, for "unused key"
+//! warnings; type errors carry the offset Go would report and the JSON path.
+
+use crate::tree::{JsonPath, Node, Seg, Value};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
+use std::cell::RefCell;
+use std::fmt;
+
+/// Decides whether key `key` exists on struct `ty` (the Rust type name) in the document's
+/// version; keys it refuses are reported as unused.
+pub type KeyGate<'a> = &'a dyn Fn(&'static str, &str) -> bool;
+
+/// A failure to deserialize: a type mismatch or an out-of-range number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeError {
+    /// Byte offset the upstream tools report this error at.
+    pub offset: Option<u32>,
+    pub path: Option<JsonPath>,
+    pub message: String,
+}
+
+impl fmt::Display for DeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DeError {}
+
+impl de::Error for DeError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        DeError {
+            offset: None,
+            path: None,
+            message: msg.to_string(),
+        }
+    }
+}
+
+/// A key the model did not take, at `path`, whose key text starts at `offset`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unused {
+    pub path: JsonPath,
+    pub offset: u32,
+}
+
+/// Deserializes `T` from `node`, returning it with the keys it did not use.
+pub fn from_node<T: DeserializeOwned>(
+    node: &Node,
+    gate: KeyGate<'_>,
+) -> Result<(T, Vec<Unused>), DeError> {
+    let state = State {
+        gate,
+        unused: RefCell::new(Vec::new()),
+    };
+    let de = NodeDe {
+        node,
+        path: &Path::Root,
+        key_offset: None,
+        st: &state,
+    };
+    let value = T::deserialize(de)?;
+    Ok((value, state.unused.into_inner()))
+}
+
+struct State<'g> {
+    gate: KeyGate<'g>,
+    unused: RefCell<Vec<Unused>>,
+}
+
+/// The path to the value being read, kept on the stack as it is walked.
+enum Path<'p> {
+    Root,
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
+}
+
+impl Path<'_> {
+    fn to_json_path(&self) -> JsonPath {
+        let mut segs = Vec::new();
+        let mut p = self;
+        loop {
+            match p {
+                Path::Root => break,
+                Path::Key(parent, k) => {
+                    segs.push(Seg::Key((*k).to_string()));
+                    p = parent;
+                }
+                Path::Index(parent, i) => {
+                    segs.push(Seg::Index(*i));
+                    p = parent;
+                }
+            }
+        }
+        segs.reverse();
+        JsonPath::from(segs)
+    }
+}
+
+struct NodeDe<'a, 'p, 'g> {
+    node: &'a Node,
+    path: &'p Path<'p>,
+    key_offset: Option<u32>,
+    st: &'a State<'g>,
+}
+
+impl NodeDe<'_, '_, '_> {
+    /// Go reports a mismatch after a scalar, or just inside a container's bracket.
+    fn go_offset(&self) -> u32 {
+        if self.node.is_container() {
+            self.node.start + 1
+        } else {
+            self.node.end
+        }
+    }
+
+    fn type_error(&self, want: &str) -> DeError {
+        let found = match &self.node.value {
+            Value::Number(n) => format!("number {n}"),
+            v => v.kind_name().to_string(),
+        };
+        DeError {
+            offset: Some(self.go_offset()),
+            path: Some(self.path.to_json_path()),
+            message: format!("cannot unmarshal {found} into a value of type {want}"),
+        }
+    }
+
+    /// Fills in the position of an error raised by a visitor below this value.
+    fn locate(&self, mut e: DeError) -> DeError {
+        if e.offset.is_none() {
+            e.offset = Some(self.go_offset());
+            e.path = Some(self.path.to_json_path());
+        }
+        e
+    }
+
+    fn integer<T: TryFrom<i128>>(&self, want: &str) -> Result<Option<T>, DeError> {
+        match &self.node.value {
+            Value::Null => Ok(None),
+            Value::Number(n) => n
+                .parse::<i128>()
+                .ok()
+                .and_then(|v| T::try_from(v).ok())
+                .map(Some)
+                .ok_or_else(|| self.type_error(want)),
+            _ => Err(self.type_error(want)),
+        }
+    }
+}
+
+macro_rules! ints {
+    ($($method:ident $t:ty => $visit:ident $name:literal),*) => {
+        $(fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+            let n: $t = self.integer($name)?.unwrap_or_default();
+            v.$visit(n).map_err(|e| self.locate(e))
+        })*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        let r = match &self.node.value {
+            Value::Null => v.visit_unit(),
+            Value::Bool(b) => v.visit_bool(*b),
+            Value::Number(n) => {
+                if let Ok(i) = n.parse::<i64>() {
+                    v.visit_i64(i)
+                } else if let Ok(u) = n.parse::<u64>() {
+                    v.visit_u64(u)
+                } else {
+                    v.visit_f64(n.parse::<f64>().unwrap_or(f64::NAN))
+                }
+            }
+            Value::String(s) => v.visit_str(s),
+            Value::Array(_) => return self.deserialize_seq(v),
+            Value::Object(_) => return self.deserialize_map(v),
+        };
+        r.map_err(|e| self.locate(e))
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        let b = match &self.node.value {
+            Value::Bool(b) => *b,
+            Value::Null => false,
+            _ => return Err(self.type_error("bool")),
+        };
+        v.visit_bool(b).map_err(|e| self.locate(e))
+    }
+
+    ints!(
+        deserialize_i8 i8 => visit_i8 "int8",
+        deserialize_i16 i16 => visit_i16 "int16",
+        deserialize_i32 i32 => visit_i32 "int32",
+        deserialize_i64 i64 => visit_i64 "int",
+        deserialize_u8 u8 => visit_u8 "uint8",
+        deserialize_u16 u16 => visit_u16 "uint16",
+        deserialize_u32 u32 => visit_u32 "uint32",
+        deserialize_u64 u64 => visit_u64 "uint64"
+    );
+
+    fn deserialize_f32<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_f64(v)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        let f = match &self.node.value {
+            Value::Number(n) => n.parse::<f64>().map_err(|_| self.type_error("float64"))?,
+            Value::Null => 0.0,
+            _ => return Err(self.type_error("float64")),
+        };
+        v.visit_f64(f).map_err(|e| self.locate(e))
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(v)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        let r = match &self.node.value {
+            Value::String(s) => v.visit_str(s),
+            Value::Null => v.visit_str(""),
+            _ => return Err(self.type_error("string")),
+        };
+        r.map_err(|e| self.locate(e))
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(v)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(v)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(v)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        match self.node.value {
+            Value::Null => v.visit_none(),
+            _ => v.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        v.visit_unit()
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        v.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        let items: &[Node] = match &self.node.value {
+            Value::Array(items) => items,
+            Value::Null => &[],
+            _ => return Err(self.type_error("array")),
+        };
+        let access = Seq {
+            items,
+            next: 0,
+            path: self.path,
+            st: self.st,
+        };
+        v.visit_seq(access).map_err(|e| self.locate(e))
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.object(None, v)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        _fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        self.object(Some(name), v)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
+        match &self.node.value {
+            Value::String(s) => v
+                .visit_enum(s.as_str().into_deserializer())
+                .map_err(|e: DeError| self.locate(e)),
+            _ => Err(self.type_error("string")),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.deserialize_str(v)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        // Only reached for keys the model has no field for.
+        if let Some(offset) = self.key_offset {
+            self.st.unused.borrow_mut().push(Unused {
+                path: self.path.to_json_path(),
+                offset,
+            });
+        }
+        v.visit_unit()
+    }
+}
+
+impl<'de> NodeDe<'_, '_, '_> {
+    fn object<V: Visitor<'de>>(self, ty: Option<&'static str>, v: V) -> Result<V::Value, DeError> {
+        let entries = match &self.node.value {
+            Value::Object(entries) => entries.as_slice(),
+            Value::Null => &[],
+            _ => return Err(self.type_error("object")),
+        };
+        let access = Map {
+            entries,
+            next: 0,
+            ty,
+            path: self.path,
+            st: self.st,
+        };
+        v.visit_map(access).map_err(|e| self.locate(e))
+    }
+}
+
+struct Seq<'a, 'p, 'g> {
+    items: &'a [Node],
+    next: usize,
+    path: &'p Path<'p>,
+    st: &'a State<'g>,
+}
+
+impl<'de> de::SeqAccess<'de> for Seq<'_, '_, '_> {
+    type Error = DeError;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, DeError> {
+        let Some(node) = self.items.get(self.next) else {
+            return Ok(None);
+        };
+        let path = Path::Index(self.path, self.next);
+        self.next += 1;
+        seed.deserialize(NodeDe {
+            node,
+            path: &path,
+            key_offset: None,
+            st: self.st,
+        })
+        .map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.items.len() - self.next)
+    }
+}
+
+struct Map<'a, 'p, 'g> {
+    entries: &'a [crate::tree::Entry],
+    next: usize,
+    ty: Option<&'static str>,
+    path: &'p Path<'p>,
+    st: &'a State<'g>,
+}
+
+impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
+    type Error = DeError;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, DeError> {
+        while let Some(e) = self.entries.get(self.next) {
+            // Go keeps the last of repeated keys.
+            let repeated = self.entries[self.next + 1..].iter().any(|l| l.key == e.key);
+            if repeated {
+                self.next += 1;
+                continue;
+            }
+            if let Some(ty) = self.ty
+                && !(self.st.gate)(ty, &e.key)
+            {
+                let path = Path::Key(self.path, &e.key);
+                self.st.unused.borrow_mut().push(Unused {
+                    path: path.to_json_path(),
+                    offset: e.key_start,
+                });
+                self.next += 1;
+                continue;
+            }
+            let de: de::value::StrDeserializer<'_, DeError> = e.key.as_str().into_deserializer();
+            return seed.deserialize(de).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
+        let e = &self.entries[self.next];
+        self.next += 1;
+        let path = Path::Key(self.path, &e.key);
+        seed.deserialize(NodeDe {
+            node: &e.value,
+            path: &path,
+            key_offset: Some(e.key_start),
+            st: self.st,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, Default, Debug, PartialEq)]
+    #[serde(default, rename_all = "camelCase")]
+    struct Inner {
+        mode: Option<i64>,
+        name: String,
+        new_key: Option<bool>,
+    }
+
+    #[derive(Deserialize, Default, Debug, PartialEq)]
+    #[serde(default)]
+    struct Outer {
+        items: Vec<Inner>,
+        flag: bool,
+    }
+
+    fn gate(ty: &'static str, key: &str) -> bool {
+        !(ty == "Inner" && key == "newKey")
+    }
+
+    fn read(s: &str) -> Result<(Outer, Vec<Unused>), DeError> {
+        let node = crate::json::parse(s.as_bytes()).unwrap();
+        from_node(&node, &gate)
+    }
+
+    #[test]
+    fn reads_with_go_semantics() {
+        let (o, unused) = read(
+            r#"{"items":[{"mode":1,"name":null,"mode":2,"bogus":1,"newKey":true}],"flag":null}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            o.items,
+            vec![Inner {
+                mode: Some(2),
+                name: String::new(),
+                new_key: None
+            }]
+        );
+        let paths: Vec<String> = unused.iter().map(|u| u.path.to_string()).collect();
+        assert_eq!(paths, vec!["$.items.0.bogus", "$.items.0.newKey"]);
+        assert_eq!(unused[0].offset, 41);
+    }
+
+    #[test]
+    fn type_errors_carry_go_offsets() {
+        let e = read(r#"{"items":[{"mode":"0644"}]}"#).unwrap_err();
+        assert_eq!(e.offset, Some(24));
+        assert_eq!(e.path.unwrap().to_string(), "$.items.0.mode");
+        let e = read(r#"{"items":{}}"#).unwrap_err();
+        assert_eq!(e.offset, Some(10));
+        let e = read(r#"{"items":[{"mode":1.5}]}"#).unwrap_err();
+        assert!(e.message.contains("number 1.5"), "{}", e.message);
+    }
+}

@@ -1,0 +1,28 @@
+//! The Ignition config: model, versions, parsing, validation.
+
+pub mod dataurl;
+pub mod parse;
+pub mod types;
+pub mod validate;
+pub mod version;
+
+pub use parse::{Parsed, parse};
+pub use types::Config;
+pub use version::Version;
+
+use crate::diag::Diagnostic;
+
+/// Everything the upstream validator would report about `bytes`: a read failure, or the
+/// validation findings followed by unused-key warnings.
+pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
+    match parse(bytes) {
+        Err(d) => vec![d],
+        Ok(p) => {
+            let src = crate::tree::Source::new(bytes);
+            let issues = validate::validate(&p.config, p.version);
+            let mut out = validate::locate(issues, &p.tree, &src);
+            out.extend(p.warnings);
+            out
+        }
+    }
+}

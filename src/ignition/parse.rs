@@ -1,0 +1,85 @@
+//! Reading an Ignition config of any supported version into the newest model.
+//!
+//! The steps and their failures follow the upstream validator: an empty document, JSON syntax,
+//! the version stub (`ignition.version`), the version itself, then the full model with type
+//! errors; keys the model (or the document's version) does not have become warnings.
+
+use super::types::Config;
+use super::version::Version;
+use crate::de::{self, DeError};
+use crate::diag::Diagnostic;
+use crate::json;
+use crate::tree::{Node, Source};
+use serde::Deserialize;
+
+/// A config read successfully, with the tree it came from for locating diagnostics.
+pub struct Parsed {
+    pub config: Config,
+    /// The version the document declared; the model is the newest version's.
+    pub version: Version,
+    pub tree: Node,
+    /// Warnings found while reading (unused keys).
+    pub warnings: Vec<Diagnostic>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Stub {
+    ignition: StubIgnition,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct StubIgnition {
+    version: Option<String>,
+}
+
+fn de_error(src: &Source, e: DeError) -> Diagnostic {
+    Diagnostic::error(e.path, e.offset.map(|o| src.locate(o)), e.message)
+}
+
+/// Reads `bytes` as an Ignition config. On failure returns the diagnostics that explain it
+/// (exactly one error, as upstream stops at the first).
+pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
+    if bytes.is_empty() {
+        return Err(Diagnostic::fatal("not a config (empty)"));
+    }
+    let src = Source::new(bytes);
+    let tree = json::parse(bytes).map_err(|e| {
+        // Go reports a syntax error after reading the offending byte; an unexpected end of
+        // input has no position and prints as line 0 col 0.
+        let pos = match e.at {
+            Some(at) => src.locate(at + 1),
+            None => crate::tree::LineCol { line: 0, col: 0 },
+        };
+        Diagnostic::error(None, Some(pos), e.message)
+    })?;
+
+    let all_keys = |_: &'static str, _: &str| true;
+    let (stub, _) = de::from_node::<Stub>(&tree, &all_keys).map_err(|e| de_error(&src, e))?;
+    let version_text = stub
+        .ignition
+        .version
+        .ok_or_else(|| Diagnostic::fatal(super::version::VersionError::Invalid.to_string()))?;
+    let version = Version::parse(&version_text).map_err(|e| Diagnostic::fatal(e.to_string()))?;
+
+    let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
+    let (config, unused) = de::from_node::<Config>(&tree, &gate).map_err(|e| de_error(&src, e))?;
+    let warnings = unused
+        .into_iter()
+        .map(|u| {
+            let name = u.path.last_key().unwrap_or_default().to_string();
+            Diagnostic::warning(
+                Some(u.path),
+                Some(src.locate(u.offset)),
+                format!("unused key {name}"),
+            )
+        })
+        .collect();
+    Ok(Parsed {
+        config,
+        version,
+        tree,
+        warnings,
+    })
+}

@@ -1,0 +1,400 @@
+//! The Ignition config model: spec 3.4.0, of which every earlier 3.x version is a subset
+//! (keys a version lacks are gated in `version.rs`).
+//!
+//! Fields are declared in the order the upstream Go structs declare them, because that is
+//! the order of keys in the JSON the upstream tools print. A field is left out of the output
+//! when it is empty (`None`, an empty list, a struct with nothing set, `0` for a partition
+//! number), as Ignition's JSON encoder does; required strings are always written.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// True for values the upstream encoder omits.
+pub fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+macro_rules! model {
+    ($($(#[$m:meta])* pub struct $name:ident { $($body:tt)* })*) => {
+        $(
+            $(#[$m])*
+            #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+            #[serde(default, rename_all = "camelCase")]
+            pub struct $name { $($body)* }
+        )*
+    };
+}
+
+model! {
+    /// An Ignition config.
+    pub struct Config {
+        pub ignition: Ignition,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub kernel_arguments: KernelArguments,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub passwd: Passwd,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub storage: Storage,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub systemd: Systemd,
+    }
+
+    /// Metadata about the config itself.
+    pub struct Ignition {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub config: IgnitionConfig,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub proxy: Proxy,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub security: Security,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub timeouts: Timeouts,
+        /// The config's spec version, e.g. `3.4.0`.
+        pub version: String,
+    }
+
+    /// Other configs to merge into this one, or to replace it with.
+    pub struct IgnitionConfig {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub merge: Vec<Resource>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub replace: Resource,
+    }
+
+    /// Proxies for HTTP(S) fetches.
+    pub struct Proxy {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub http_proxy: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub https_proxy: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub no_proxy: Vec<String>,
+    }
+
+    pub struct Security {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub tls: Tls,
+    }
+
+    pub struct Tls {
+        /// Extra certificate authorities trusted for HTTPS fetches.
+        #[serde(skip_serializing_if = "is_zero")]
+        pub certificate_authorities: Vec<Resource>,
+    }
+
+    /// HTTP timeouts in seconds.
+    pub struct Timeouts {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub http_response_headers: Option<i64>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub http_total: Option<i64>,
+    }
+
+    /// Something fetched: a URL with optional decompression, headers and hash.
+    pub struct Resource {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub compression: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub http_headers: Vec<HttpHeader>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub source: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub verification: Verification,
+    }
+
+    pub struct HttpHeader {
+        pub name: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub value: Option<String>,
+    }
+
+    pub struct Verification {
+        /// `sha512-<hex>` or `sha256-<hex>`.
+        #[serde(skip_serializing_if = "is_zero")]
+        pub hash: Option<String>,
+    }
+
+    pub struct KernelArguments {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub should_exist: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub should_not_exist: Vec<String>,
+    }
+
+    pub struct Passwd {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub groups: Vec<PasswdGroup>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub users: Vec<PasswdUser>,
+    }
+
+    pub struct PasswdGroup {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub gid: Option<i64>,
+        pub name: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub password_hash: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub should_exist: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub system: Option<bool>,
+    }
+
+    pub struct PasswdUser {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub gecos: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub groups: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub home_dir: Option<String>,
+        pub name: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub no_create_home: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub no_log_init: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub no_user_group: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub password_hash: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub primary_group: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub ssh_authorized_keys: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub shell: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub should_exist: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub system: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub uid: Option<i64>,
+    }
+
+    pub struct Storage {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub directories: Vec<Directory>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub disks: Vec<Disk>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub files: Vec<File>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub filesystems: Vec<Filesystem>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub links: Vec<Link>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub luks: Vec<Luks>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub raid: Vec<Raid>,
+    }
+
+    pub struct Disk {
+        pub device: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub partitions: Vec<Partition>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub wipe_table: Option<bool>,
+    }
+
+    pub struct Partition {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub guid: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub label: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub number: i64,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub resize: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub should_exist: Option<bool>,
+        #[serde(rename = "sizeMiB", skip_serializing_if = "is_zero")]
+        pub size_mib: Option<i64>,
+        #[serde(rename = "startMiB", skip_serializing_if = "is_zero")]
+        pub start_mib: Option<i64>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub type_guid: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub wipe_partition_entry: Option<bool>,
+    }
+
+    pub struct Raid {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub devices: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub level: Option<String>,
+        pub name: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub options: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub spares: Option<i64>,
+    }
+
+    pub struct Filesystem {
+        pub device: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub format: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub label: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub mount_options: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub options: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub path: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub uuid: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub wipe_filesystem: Option<bool>,
+    }
+
+    pub struct Luks {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub clevis: Clevis,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub device: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub discard: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub key_file: Resource,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub label: Option<String>,
+        pub name: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub open_options: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub options: Vec<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub uuid: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub wipe_volume: Option<bool>,
+    }
+
+    pub struct Clevis {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub custom: ClevisCustom,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub tang: Vec<Tang>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub threshold: Option<i64>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub tpm2: Option<bool>,
+    }
+
+    pub struct ClevisCustom {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub config: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub needs_network: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub pin: Option<String>,
+    }
+
+    pub struct Tang {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub thumbprint: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub url: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub advertisement: Option<String>,
+    }
+
+    /// A regular file.
+    pub struct File {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub group: NodeGroup,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub overwrite: Option<bool>,
+        pub path: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub user: NodeUser,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub append: Vec<Resource>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub contents: Resource,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub mode: Option<i64>,
+    }
+
+    pub struct Directory {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub group: NodeGroup,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub overwrite: Option<bool>,
+        pub path: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub user: NodeUser,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub mode: Option<i64>,
+    }
+
+    /// A symbolic or hard link.
+    pub struct Link {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub group: NodeGroup,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub overwrite: Option<bool>,
+        pub path: String,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub user: NodeUser,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub hard: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub target: Option<String>,
+    }
+
+    /// An owner given by id or by name.
+    pub struct NodeUser {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub id: Option<i64>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub name: Option<String>,
+    }
+
+    pub struct NodeGroup {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub id: Option<i64>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub name: Option<String>,
+    }
+
+    pub struct Systemd {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub units: Vec<Unit>,
+    }
+
+    pub struct Unit {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub contents: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub dropins: Vec<Dropin>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub enabled: Option<bool>,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub mask: Option<bool>,
+        pub name: String,
+    }
+
+    pub struct Dropin {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub contents: Option<String>,
+        pub name: String,
+    }
+}
+
+/// The ownership and overwrite fields files, directories and links share.
+pub struct NodeRef<'a> {
+    pub path: &'a str,
+    pub overwrite: Option<bool>,
+    pub user: &'a NodeUser,
+    pub group: &'a NodeGroup,
+}
+
+macro_rules! node_ref {
+    ($($t:ty),*) => {$(
+        impl $t {
+            pub fn node(&self) -> NodeRef<'_> {
+                NodeRef { path: &self.path, overwrite: self.overwrite, user: &self.user, group: &self.group }
+            }
+        }
+    )*};
+}
+node_ref!(File, Directory, Link);

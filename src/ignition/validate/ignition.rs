@@ -1,0 +1,44 @@
+//! Rules for the `ignition` section: config merge/replace, TLS, proxy.
+
+use super::{Checker, resource};
+use crate::ignition::types::Ignition;
+use crate::tree::JsonPath;
+
+pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
+    let merge = path.key("config").key("merge");
+    for (i, r) in ig.config.merge.iter().enumerate() {
+        resource::check_required(c, r, &merge.index(i));
+    }
+    resource::unique_sources(c, &ig.config.merge, &merge);
+    resource::check(c, &ig.config.replace, &path.key("config").key("replace"));
+
+    let cas = path
+        .key("security")
+        .key("tls")
+        .key("certificateAuthorities");
+    for (i, r) in ig.security.tls.certificate_authorities.iter().enumerate() {
+        resource::check_required(c, r, &cas.index(i));
+    }
+    resource::unique_sources(c, &ig.security.tls.certificate_authorities, &cas);
+
+    let proxy = path.key("proxy");
+    for (key, value, https) in [
+        ("httpProxy", &ig.proxy.http_proxy, false),
+        ("httpsProxy", &ig.proxy.https_proxy, true),
+    ] {
+        let Some(v) = value else { continue };
+        match resource::parse_url(v) {
+            Err(e) => c.error(proxy.key(key), e),
+            Ok(u) if !matches!(u.scheme, "http" | "https") => {
+                c.error(proxy.key(key), "proxies must be http(s)")
+            }
+            Ok(u) if https && u.scheme == "http" => c.warning(
+                proxy.key(key),
+                "insecure plaintext HTTP proxy specified for HTTPS resources",
+            ),
+            Ok(_) => {}
+        }
+    }
+    let no_proxy = proxy.key("noProxy");
+    c.unique(&no_proxy, &ig.proxy.no_proxy, |s| s.as_str());
+}

@@ -1,0 +1,163 @@
+//! Rules for files, directories and links: paths, modes, ownership, links below links, and
+//! collisions with each other and with systemd units.
+
+use super::paths::{check_path, clean, is_below};
+use super::{Checker, DUPLICATE, resource};
+use crate::ignition::types::{Config, NodeRef};
+use crate::ignition::version::Version;
+use crate::tree::JsonPath;
+use std::collections::HashSet;
+
+const SPECIAL_BITS: &str =
+    "setuid/setgid/sticky bits are not supported or functional in spec versions older than 3.6.0";
+
+fn check_node(c: &mut Checker, n: &NodeRef<'_>, path: &JsonPath) {
+    if let Some(e) = check_path(n.path) {
+        c.error(path.key("path"), e);
+    }
+    if n.user.id.is_some() && n.user.name.as_deref().is_some_and(|s| !s.is_empty()) {
+        c.error(path.key("user"), "cannot set both id and name");
+    }
+    if n.group.id.is_some() && n.group.name.as_deref().is_some_and(|s| !s.is_empty()) {
+        c.error(path.key("group"), "cannot set both id and name");
+    }
+}
+
+fn check_mode(c: &mut Checker, mode: Option<i64>, path: &JsonPath) {
+    let Some(m) = mode else { return };
+    if !(0..=0o7777).contains(&m) {
+        c.error(path.key("mode"), "illegal file mode");
+    }
+    if m & 0o7000 != 0 {
+        c.warning(path.key("mode"), SPECIAL_BITS);
+    }
+}
+
+pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
+    let s = &cfg.storage;
+    let (files, dirs, links) = (
+        storage.key("files"),
+        storage.key("directories"),
+        storage.key("links"),
+    );
+    for (i, f) in s.files.iter().enumerate() {
+        let p = files.index(i);
+        check_node(c, &f.node(), &p);
+        check_mode(c, f.mode, &p);
+        if f.overwrite == Some(true) && f.contents.source.is_none() {
+            c.error(
+                p.key("overwrite"),
+                "overwrite must be false if source is unspecified",
+            );
+        }
+        resource::check(c, &f.contents, &p.key("contents"));
+        for (j, a) in f.append.iter().enumerate() {
+            resource::check(c, a, &p.key("append").index(j));
+        }
+    }
+    for (i, d) in s.directories.iter().enumerate() {
+        let p = dirs.index(i);
+        check_node(c, &d.node(), &p);
+        check_mode(c, d.mode, &p);
+    }
+    let dir_paths: HashSet<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
+    for (i, l) in s.links.iter().enumerate() {
+        let p = links.index(i);
+        check_node(c, &l.node(), &p);
+        let target = l.target.as_deref().unwrap_or("");
+        if target.is_empty() {
+            if c.version >= Version::V3_3 {
+                c.error(p.key("target"), "link target is required");
+            }
+            continue;
+        }
+        if l.hard == Some(true) {
+            let resolved = if target.starts_with('/') {
+                clean(target)
+            } else {
+                // Upstream joins a relative hard-link target onto the link's own path.
+                clean(&format!("{}/{}", l.path, target))
+            };
+            if dir_paths.contains(resolved.as_str()) {
+                c.error(p.clone(), "hard link target is a directory");
+            }
+            let owner = [
+                ("user", "id", l.user.id.is_some()),
+                ("user", "name", l.user.name.is_some()),
+                ("group", "id", l.group.id.is_some()),
+                ("group", "name", l.group.name.is_some()),
+            ];
+            for (who, what, set) in owner {
+                if set {
+                    c.warning(p.key(who).key(what), "user/group ignored for hard link");
+                }
+            }
+        }
+    }
+
+    // Nothing may be configured below a configured link.
+    let link_paths: Vec<&str> = s.links.iter().map(|l| l.path.as_str()).collect();
+    let kinds = [
+        (
+            &dirs,
+            "directory",
+            s.directories
+                .iter()
+                .map(|d| d.path.as_str())
+                .collect::<Vec<_>>(),
+        ),
+        (
+            &files,
+            "file",
+            s.files.iter().map(|f| f.path.as_str()).collect(),
+        ),
+        (&links, "link", link_paths.clone()),
+    ];
+    for (base, kind, paths) in &kinds {
+        for (i, p) in paths.iter().enumerate() {
+            for l in &link_paths {
+                if is_below(p, l) {
+                    c.error(
+                        base.index(i),
+                        format!("{kind} path includes link in config"),
+                    );
+                }
+            }
+        }
+    }
+
+    // One path, one entry: directories first, then files, then links, as upstream orders them.
+    let mut seen = HashSet::new();
+    for (base, _, paths) in &kinds {
+        for (i, p) in paths.iter().enumerate() {
+            if !seen.insert(*p) {
+                c.error(base.index(i), DUPLICATE);
+            }
+        }
+    }
+
+    // Units and drop-ins with contents own their paths under /etc/systemd/system.
+    let mut unit_paths = HashSet::new();
+    for u in &cfg.systemd.units {
+        if u.contents.as_deref().is_some_and(|s| !s.is_empty()) {
+            unit_paths.insert(format!("/etc/systemd/system/{}", u.name));
+        }
+        for d in &u.dropins {
+            if d.contents.as_deref().is_some_and(|s| !s.is_empty()) {
+                unit_paths.insert(format!("/etc/systemd/system/{}.d/{}", u.name, d.name));
+            }
+        }
+    }
+    if !unit_paths.is_empty() {
+        for (base, _, paths) in &kinds {
+            for (i, p) in paths.iter().enumerate() {
+                if unit_paths.contains(*p) {
+                    c.error(
+                        base.index(i).key("path"),
+                        "path conflicts with systemd unit or dropin",
+                    );
+                }
+            }
+        }
+    }
+}

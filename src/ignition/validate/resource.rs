@@ -1,0 +1,367 @@
+//! Rules for fetched resources: URLs and their schemes, data URLs, hashes, compression and
+//! HTTP headers.
+
+use super::Checker;
+use crate::ignition::types::{HttpHeader, Resource};
+use crate::ignition::version::Version;
+use crate::tree::JsonPath;
+
+/// The scheme of a URL the way Go's `net/url` parses it, or the reason it does not parse.
+/// `Ok("")` is a URL without a scheme.
+pub fn parse_url(s: &str) -> Result<UrlParts<'_>, &'static str> {
+    const BAD: &str = "unable to parse url";
+    if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+        return Err(BAD);
+    }
+    let (scheme, rest) = match s.find(':') {
+        Some(0) => return Err(BAD),
+        Some(i) => {
+            let cand = &s[..i];
+            let valid = cand.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+                && cand
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+            if valid {
+                (cand, &s[i + 1..])
+            } else if cand.contains('/') {
+                ("", s)
+            } else {
+                // Go: "first path segment in URL cannot contain colon".
+                return Err(BAD);
+            }
+        }
+        None => ("", s),
+    };
+    let (rest, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
+    check_escapes(fragment)?;
+    let (host, path) = match rest.strip_prefix("//") {
+        Some(auth) => {
+            let end = auth.find('/').unwrap_or(auth.len());
+            (&auth[..end], &auth[end..])
+        }
+        None => ("", rest),
+    };
+    let host_part = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    check_host(host_part)?;
+    // Go leaves an opaque part ("data:,..." or "arn:...") unescaped and so unchecked.
+    if scheme.is_empty() || path.starts_with('/') {
+        check_escapes(path)?;
+    }
+    Ok(UrlParts {
+        scheme,
+        opaque_or_path: rest,
+        query,
+    })
+}
+
+pub struct UrlParts<'a> {
+    pub scheme: &'a str,
+    pub opaque_or_path: &'a str,
+    pub query: &'a str,
+}
+
+fn check_escapes(s: &str) -> Result<(), &'static str> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let ok =
+                b.len() > i + 2 && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit();
+            if !ok {
+                return Err("unable to parse url");
+            }
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    Ok(())
+}
+
+fn check_host(host: &str) -> Result<(), &'static str> {
+    const BAD: &str = "unable to parse url";
+    let port = if let Some(rest) = host.strip_prefix('[') {
+        let Some(end) = rest.find(']') else {
+            return Err(BAD);
+        };
+        let after = &rest[end + 1..];
+        if !after.is_empty() && !after.starts_with(':') {
+            return Err(BAD);
+        }
+        after.strip_prefix(':')
+    } else {
+        if host.bytes().any(|b| {
+            matches!(
+                b,
+                b' ' | b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'[' | b']'
+            )
+        }) {
+            return Err(BAD);
+        }
+        host.rsplit_once(':').map(|(_, p)| p)
+    };
+    if let Some(p) = port
+        && !p.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(BAD);
+    }
+    check_escapes(host)
+}
+
+/// The value of query parameter `key`, if present.
+fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+    query
+        .split('&')
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (k == key).then_some(v)
+        })
+        .next()
+}
+
+/// Checks a resource URL for spec `version`; returns the upstream message on failure.
+pub fn check_url(s: &str, version: Version) -> Result<(), String> {
+    let u = parse_url(s)?;
+    match u.scheme {
+        "http" | "https" | "tftp" => Ok(()),
+        "gs" if version >= Version::V3_2 => Ok(()),
+        "s3" => check_version_id(u.query),
+        "arn" if version >= Version::V3_4 => check_arn(s, u.query),
+        "data" => check_data_url(u.opaque_or_path),
+        _ => Err("invalid url scheme".into()),
+    }
+}
+
+fn check_version_id(query: &str) -> Result<(), String> {
+    match query_param(query, "versionId") {
+        Some("") => Err("invalid S3 object VersionId".into()),
+        _ => Ok(()),
+    }
+}
+
+/// `arn:PARTITION:s3:REGION:ACCOUNT:RESOURCE` naming an object (`bucket/key`) or an object
+/// behind an access point (`accesspoint/NAME/object/KEY`).
+fn check_arn(s: &str, query: &str) -> Result<(), String> {
+    const BAD: &str = "invalid S3 ARN format";
+    let without_query = s.split('?').next().unwrap_or(s);
+    let sections: Vec<&str> = without_query.splitn(6, ':').collect();
+    if sections.len() < 6 || sections[2] != "s3" {
+        return Err(BAD.into());
+    }
+    let resource = sections[5];
+    let min_pieces = if resource.starts_with("accesspoint/") {
+        3
+    } else {
+        2
+    };
+    if resource.split('/').count() < min_pieces {
+        return Err(BAD.into());
+    }
+    check_version_id(query)
+}
+
+/// RFC 2397: `data:[<mediatype>][;base64],<data>`.
+pub fn check_data_url(body: &str) -> Result<(), String> {
+    let Some((header, data)) = body.split_once(',') else {
+        return Err(
+            if body.contains('/') || body.is_empty() || body.starts_with(';') {
+                "missing comma".into()
+            } else {
+                "missing media type slash".into()
+            },
+        );
+    };
+    let mut params = header.split(';');
+    let media = params.next().unwrap_or("");
+    if !media.is_empty() && !media.contains('/') {
+        return Err("missing media type slash".into());
+    }
+    let mut base64 = false;
+    for p in params {
+        if p == "base64" {
+            base64 = true;
+        } else if !p.contains('=') {
+            return Err("missing equal sign".into());
+        }
+    }
+    if base64 {
+        if data
+            .bytes()
+            .any(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')))
+        {
+            return Err("invalid data character".into());
+        }
+        crate::ignition::dataurl::decode_base64(data).map(|_| ())
+    } else {
+        check_escapes(data).map_err(|_| "invalid data character".to_string())
+    }
+}
+
+/// The hash functions spec `version` knows, with their digest length in hex characters.
+fn hash_hex_len(function: &str, version: Version) -> Option<usize> {
+    match function {
+        "sha512" => Some(128),
+        "sha256" if version >= Version::V3_1 => Some(64),
+        _ => None,
+    }
+}
+
+pub fn check_hash(hash: &str, version: Version) -> Option<&'static str> {
+    let Some((function, sum)) = hash.split_once('-') else {
+        return Some("malformed hash specifier");
+    };
+    match hash_hex_len(function, version) {
+        None => Some("unrecognized hash function"),
+        Some(n) if sum.len() != n => Some("incorrect size for hash sum"),
+        Some(_) => None,
+    }
+}
+
+fn has_source(r: &Resource) -> bool {
+    r.source.as_deref().is_some_and(|s| !s.is_empty())
+}
+
+/// The checks every resource gets, wherever it stands.
+pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
+    if let Some(comp) = &r.compression
+        && !matches!(comp.as_str(), "" | "gzip")
+    {
+        c.error(path.key("compression"), "invalid compression method");
+    }
+    if !r.http_headers.is_empty() {
+        check_headers(c, r, path);
+    }
+    if let Some(src) = r.source.as_deref().filter(|s| !s.is_empty())
+        && let Err(e) = check_url(src, c.version)
+    {
+        c.error(path.key("source"), e);
+    }
+    if let Some(hash) = &r.verification.hash {
+        let at = path.key("verification").key("hash");
+        if r.source.is_none() {
+            c.error(
+                at.clone(),
+                "source must be specified if verification is specified",
+            );
+        }
+        if let Some(e) = check_hash(hash, c.version) {
+            c.error(at, e);
+        }
+    }
+}
+
+fn check_headers(c: &mut Checker, r: &Resource, path: &JsonPath) {
+    let at = path.key("httpHeaders");
+    match r.source.as_deref().filter(|s| !s.is_empty()).map(parse_url) {
+        None | Some(Err(_)) => c.error(at.clone(), "unable to parse url"),
+        Some(Ok(u)) if !matches!(u.scheme, "http" | "https") => c.error(
+            at.clone(),
+            "cannot use HTTP headers with this source scheme",
+        ),
+        Some(Ok(_)) => {}
+    }
+    for (i, h) in r.http_headers.iter().enumerate() {
+        check_header(c, h, &at.index(i));
+    }
+    c.unique(&at, &r.http_headers, |h| h.name.as_str());
+}
+
+fn check_header(c: &mut Checker, h: &HttpHeader, path: &JsonPath) {
+    if h.name.is_empty() {
+        c.error(path.key("name"), "HTTP header name can't be empty");
+    }
+    if h.value.as_deref() == Some("") {
+        c.error(path.key("value"), "unable to parse HTTP header");
+    }
+}
+
+/// A resource that must name a source (config merges, CAs): besides the resource checks,
+/// the source's absence or invalidity is reported at the entry itself.
+pub fn check_required(c: &mut Checker, r: &Resource, path: &JsonPath) {
+    if !has_source(r) {
+        c.error(path.clone(), "source is required");
+    } else if let Some(Err(e)) = r.source.as_deref().map(|s| check_url(s, c.version)) {
+        c.error(path.clone(), e);
+    }
+    check(c, r, path);
+}
+
+/// Lists of resources are unique by source.
+pub fn unique_sources(c: &mut Checker, list: &[Resource], path: &JsonPath) {
+    c.unique(path, list, |r| r.source.as_deref().unwrap_or(""));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_like_go() {
+        let v = Version::V3_3;
+        assert!(check_url("https://example.com/a?b=c#d", v).is_ok());
+        assert_eq!(
+            check_url("http://h/%zz", v).unwrap_err(),
+            "unable to parse url"
+        );
+        assert_eq!(
+            check_url("http://[::1/x", v).unwrap_err(),
+            "unable to parse url"
+        );
+        assert_eq!(
+            check_url("example.com/x", v).unwrap_err(),
+            "invalid url scheme"
+        );
+        assert_eq!(check_url("ftp://h/x", v).unwrap_err(), "invalid url scheme");
+        assert_eq!(
+            check_url("s3://b/k?versionId=", v).unwrap_err(),
+            "invalid S3 object VersionId"
+        );
+        assert!(check_url("s3://b/k?versionId=1", v).is_ok());
+        assert!(check_url("gs://b/o", v).is_ok());
+        assert!(check_url("gs://b/o", Version::V3_0).is_err());
+        assert!(check_url("arn:aws:s3:::bucket/key", v).is_err());
+        assert!(check_url("arn:aws:s3:::bucket/key", Version::V3_4).is_ok());
+        assert!(check_url("arn:aws:s3:::bucket", Version::V3_4).is_err());
+        assert!(
+            check_url(
+                "arn:aws:s3:us-east-1:123:accesspoint/ap/object/k",
+                Version::V3_4
+            )
+            .is_ok()
+        );
+        assert!(check_url("arn:aws:s3:us-east-1:123:accesspoint/ap", Version::V3_4).is_err());
+    }
+
+    #[test]
+    fn data_urls() {
+        let v = Version::V3_3;
+        assert!(check_url("data:,", v).is_ok());
+        assert!(check_url("data:text/plain;charset=utf-8,hi%20there", v).is_ok());
+        assert!(check_url("data:;base64,aGk=", v).is_ok());
+        assert_eq!(
+            check_url("data:hello", v).unwrap_err(),
+            "missing media type slash"
+        );
+        assert_eq!(
+            check_url("data:;base64,***", v).unwrap_err(),
+            "invalid data character"
+        );
+    }
+
+    #[test]
+    fn hashes() {
+        let v = Version::V3_3;
+        assert_eq!(check_hash("sha512", v), Some("malformed hash specifier"));
+        assert_eq!(check_hash("md5-00", v), Some("unrecognized hash function"));
+        assert_eq!(
+            check_hash("sha512-abc", v),
+            Some("incorrect size for hash sum")
+        );
+        assert_eq!(check_hash(&format!("sha256-{}", "0".repeat(64)), v), None);
+        assert_eq!(
+            check_hash(&format!("sha256-{}", "0".repeat(64)), Version::V3_0),
+            Some("unrecognized hash function")
+        );
+    }
+}

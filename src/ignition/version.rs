@@ -1,0 +1,149 @@
+//! Ignition spec versions and which keys each one has.
+
+use std::fmt;
+
+/// A supported Ignition spec version. Ordered: later versions compare greater.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Version {
+    V3_0,
+    V3_1,
+    V3_2,
+    V3_3,
+    V3_4,
+}
+
+/// Why a version string was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VersionError {
+    /// Not a semantic version at all (or missing).
+    Invalid,
+    /// A well-formed version this implementation does not read (2.x, 3.5.0-experimental, ...).
+    Unsupported(String),
+}
+
+impl fmt::Display for VersionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VersionError::Invalid => f.write_str("invalid config version (couldn't parse)"),
+            VersionError::Unsupported(v) => write!(
+                f,
+                "unsupported config version {v:?} (supported: 3.0.0 through 3.4.0)"
+            ),
+        }
+    }
+}
+
+impl Version {
+    pub const ALL: [Version; 5] = [
+        Version::V3_0,
+        Version::V3_1,
+        Version::V3_2,
+        Version::V3_3,
+        Version::V3_4,
+    ];
+    pub const NEWEST: Version = Version::V3_4;
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V3_0 => "3.0.0",
+            Version::V3_1 => "3.1.0",
+            Version::V3_2 => "3.2.0",
+            Version::V3_3 => "3.3.0",
+            Version::V3_4 => "3.4.0",
+        }
+    }
+
+    /// Parses `ignition.version` the way upstream does: it must be a semantic version, and
+    /// then one of the versions we read.
+    pub fn parse(s: &str) -> Result<Version, VersionError> {
+        if !is_semver(s) {
+            return Err(VersionError::Invalid);
+        }
+        Version::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| VersionError::Unsupported(s.to_string()))
+    }
+
+    /// The first version that has key `key` (JSON name) on model struct `ty`.
+    pub fn introducing(ty: &str, key: &str) -> Version {
+        match (ty, key) {
+            ("Ignition", "proxy")
+            | ("Resource", "httpHeaders")
+            | ("Filesystem", "mountOptions") => Version::V3_1,
+            ("Storage", "luks")
+            | ("Partition", "resize")
+            | ("PasswdUser" | "PasswdGroup", "shouldExist") => Version::V3_2,
+            ("Config", "kernelArguments") => Version::V3_3,
+            ("Luks", "discard" | "openOptions") | ("Tang", "advertisement") => Version::V3_4,
+            _ => Version::V3_0,
+        }
+    }
+
+    /// Whether this version has key `key` on model struct `ty`.
+    pub fn has_key(self, ty: &str, key: &str) -> bool {
+        Version::introducing(ty, key) <= self
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// MAJOR.MINOR.PATCH with optional -prerelease and +build, numbers without leading zeros.
+fn is_semver(s: &str) -> bool {
+    let (core, _build) = s.split_once('+').unwrap_or((s, ""));
+    let (core, pre) = match core.split_once('-') {
+        Some((c, p)) => (c, Some(p)),
+        None => (core, None),
+    };
+    let parts: Vec<&str> = core.split('.').collect();
+    let numeric = |p: &&str| {
+        !p.is_empty()
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && (p.len() == 1 || !p.starts_with('0'))
+    };
+    parts.len() == 3
+        && parts.iter().all(numeric)
+        && pre.is_none_or(|p| {
+            !p.is_empty()
+                && p.split('.').all(|id| {
+                    !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_versions_like_upstream() {
+        assert_eq!(Version::parse("3.3.0"), Ok(Version::V3_3));
+        assert_eq!(Version::parse("3.0.0"), Ok(Version::V3_0));
+        assert_eq!(Version::parse("3.3"), Err(VersionError::Invalid));
+        assert_eq!(Version::parse(""), Err(VersionError::Invalid));
+        assert!(matches!(
+            Version::parse("3.9.0"),
+            Err(VersionError::Unsupported(_))
+        ));
+        assert!(matches!(
+            Version::parse("3.5.0-experimental"),
+            Err(VersionError::Unsupported(_))
+        ));
+        assert!(matches!(
+            Version::parse("2.3.0"),
+            Err(VersionError::Unsupported(_))
+        ));
+    }
+
+    #[test]
+    fn gates_keys_by_version() {
+        assert!(!Version::V3_3.has_key("Luks", "discard"));
+        assert!(Version::V3_4.has_key("Luks", "discard"));
+        assert!(!Version::V3_0.has_key("Filesystem", "mountOptions"));
+        assert!(Version::V3_0.has_key("Filesystem", "format"));
+    }
+}

@@ -1,0 +1,9 @@
+//! flint: Butane/Ignition for Flatcar-style systems.
+
+pub mod cli;
+pub mod de;
+pub mod diag;
+pub mod ignition;
+pub mod json;
+pub mod schema;
+pub mod tree;

@@ -1,0 +1,96 @@
+use std::fmt;
+
+/// One step into a document: an object key or an array index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A path into a document, printed the way the upstream tools print it: `$.storage.files.0.path`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JsonPath(Vec<Seg>);
+
+impl JsonPath {
+    pub fn root() -> Self {
+        JsonPath(Vec::new())
+    }
+
+    pub fn segs(&self) -> &[Seg] {
+        &self.0
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn key(&self, k: &str) -> JsonPath {
+        let mut v = self.0.clone();
+        v.push(Seg::Key(k.to_string()));
+        JsonPath(v)
+    }
+
+    pub fn index(&self, i: usize) -> JsonPath {
+        let mut v = self.0.clone();
+        v.push(Seg::Index(i));
+        JsonPath(v)
+    }
+
+    pub fn push(&mut self, seg: Seg) {
+        self.0.push(seg);
+    }
+
+    pub fn pop(&mut self) {
+        self.0.pop();
+    }
+
+    /// The last key of the path, if it ends in one.
+    pub fn last_key(&self) -> Option<&str> {
+        match self.0.last() {
+            Some(Seg::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The path without the `$` and its dot: `storage.files.0.path`.
+    pub fn dotted(&self) -> String {
+        let s = self.to_string();
+        s.strip_prefix("$.").unwrap_or("").to_string()
+    }
+}
+
+impl From<Vec<Seg>> for JsonPath {
+    fn from(v: Vec<Seg>) -> Self {
+        JsonPath(v)
+    }
+}
+
+impl fmt::Display for JsonPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("$")?;
+        for seg in &self.0 {
+            match seg {
+                Seg::Key(k) => write!(f, ".{k}")?,
+                Seg::Index(i) => write!(f, ".{i}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prints_like_upstream() {
+        let p = JsonPath::root()
+            .key("storage")
+            .key("files")
+            .index(0)
+            .key("path");
+        assert_eq!(p.to_string(), "$.storage.files.0.path");
+        assert_eq!(p.dotted(), "storage.files.0.path");
+        assert_eq!(JsonPath::root().to_string(), "$");
+    }
+}

@@ -1,0 +1,71 @@
+/// A 1-based line and a 1-based byte column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// The bytes of a document with an index of where its lines start, to turn offsets into
+/// line:column without rescanning.
+pub struct Source<'a> {
+    pub bytes: &'a [u8],
+    line_starts: Vec<u32>,
+}
+
+impl<'a> Source<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        let mut line_starts = vec![0u32];
+        line_starts.extend(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
+        Source { bytes, line_starts }
+    }
+
+    /// Line and column of the byte at `offset` (columns count bytes, as upstream does).
+    pub fn locate(&self, offset: u32) -> LineCol {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        LineCol {
+            line: line as u32 + 1,
+            col: offset - self.line_starts[line] + 1,
+        }
+    }
+
+    /// The text of 1-based line `line`, without its newline.
+    pub fn line_text(&self, line: u32) -> &'a [u8] {
+        let i = (line as usize).saturating_sub(1);
+        let Some(&start) = self.line_starts.get(i) else {
+            return &[];
+        };
+        let end = self
+            .line_starts
+            .get(i + 1)
+            .map(|&e| e as usize - 1)
+            .unwrap_or(self.bytes.len());
+        let line = &self.bytes[start as usize..end.max(start as usize)];
+        line.strip_suffix(b"\r").unwrap_or(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locates_offsets() {
+        let s = Source::new(b"ab\ncd\n\nef");
+        assert_eq!(s.locate(0), LineCol { line: 1, col: 1 });
+        assert_eq!(s.locate(2), LineCol { line: 1, col: 3 });
+        assert_eq!(s.locate(3), LineCol { line: 2, col: 1 });
+        assert_eq!(s.locate(7), LineCol { line: 4, col: 1 });
+        assert_eq!(s.line_text(2), b"cd");
+        assert_eq!(s.line_text(3), b"");
+        assert_eq!(s.line_text(4), b"ef");
+    }
+}

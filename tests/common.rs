@@ -1,0 +1,71 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared corpora beside the checkout; the tests need them (CI clones them there).
+pub fn shared() -> PathBuf {
+    let p = repo().join("../shared");
+    assert!(
+        p.is_dir(),
+        "../shared is missing beside the checkout: {}",
+        p.display()
+    );
+    p
+}
+
+pub fn flint() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_flint"))
+}
+
+/// Runs `bin args` in `dir`, returning the output.
+pub fn run_in(dir: &Path, bin: &Path, args: &[&str]) -> Output {
+    Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", bin.display()))
+}
+
+/// Sorted subdirectories of `dir`.
+pub fn case_dirs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs a conformance runner script and asserts its final line reports no failure.
+pub fn run_check_script(script: &Path, command: &str, min_cases: usize) {
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(command)
+        .output()
+        .expect("running the conformance runner");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or("").to_string();
+    let (passed, failed) = parse_summary(&last)
+        .unwrap_or_else(|| panic!("no summary line from {}:\n{stdout}", script.display()));
+    assert_eq!(failed, 0, "conformance failures:\n{stdout}");
+    assert!(passed >= min_cases, "only {passed} cases ran:\n{stdout}");
+    assert!(
+        out.status.success(),
+        "runner exited {:?}:\n{stdout}",
+        out.status
+    );
+}
+
+fn parse_summary(line: &str) -> Option<(usize, usize)> {
+    let (p, rest) = line.split_once(" passed, ")?;
+    let f = rest.strip_suffix(" failed")?;
+    Some((p.trim().parse().ok()?, f.trim().parse().ok()?))
+}
