@@ -6,4 +6,6 @@ pub mod diag;
 pub mod ignition;
 pub mod json;
 pub mod schema;
+pub mod spec;
 pub mod tree;
+pub mod yaml;

@@ -1,6 +1,7 @@
 //! The command-line interface: argument definitions and the commands behind them. The
 //! binaries only parse arguments and turn results into exit codes.
 
+pub mod translate;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -18,6 +19,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Translate a Butane config into an Ignition config (the same as `butane`).
+    Translate(translate::TranslateArgs),
     /// Check Ignition configs (files or directories), many at once.
     Validate(validate::ValidateArgs),
     /// Print a JSON Schema for editors.
@@ -34,6 +37,7 @@ pub enum Command {
 /// Runs the parsed command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
+        Command::Translate(args) => translate::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Schema { name, list } => {
             if list {

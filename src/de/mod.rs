@@ -5,6 +5,7 @@
 //! warnings; type errors carry the offset Go would report and the JSON path.
 
 use crate::tree::{JsonPath, Node, Seg, Value};
+use crate::yaml::resolve::{Resolved, resolve, resolve_bool};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use std::cell::RefCell;
 use std::fmt;
@@ -47,13 +48,33 @@ pub struct Unused {
     pub offset: u32,
 }
 
-/// Deserializes `T` from `node`, returning it with the keys it did not use.
+/// Which document syntax the tree came from: it decides how scalars are typed and how
+/// errors are worded and placed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// Go `encoding/json`: errors after the offending value.
+    Json,
+    /// go-yaml v3: plain scalars typed by their target, errors at the value.
+    Yaml,
+}
+
+/// Deserializes `T` from a JSON tree, returning it with the keys it did not use.
 pub fn from_node<T: DeserializeOwned>(
     node: &Node,
     gate: KeyGate<'_>,
 ) -> Result<(T, Vec<Unused>), DeError> {
+    from_tree(node, gate, Flavor::Json)
+}
+
+/// Deserializes `T` from a tree of the given flavor.
+pub fn from_tree<T: DeserializeOwned>(
+    node: &Node,
+    gate: KeyGate<'_>,
+    flavor: Flavor,
+) -> Result<(T, Vec<Unused>), DeError> {
     let state = State {
         gate,
+        flavor,
         unused: RefCell::new(Vec::new()),
     };
     let de = NodeDe {
@@ -68,6 +89,7 @@ pub fn from_node<T: DeserializeOwned>(
 
 struct State<'g> {
     gate: KeyGate<'g>,
+    flavor: Flavor,
     unused: RefCell<Vec<Unused>>,
 }
 
@@ -100,6 +122,15 @@ impl Path<'_> {
     }
 }
 
+/// go-yaml shortens long scalars in its messages.
+pub fn short(text: &str) -> String {
+    if text.chars().count() > 10 {
+        format!("{}...", text.chars().take(7).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
+
 struct NodeDe<'a, 'p, 'g> {
     node: &'a Node,
     path: &'p Path<'p>,
@@ -108,24 +139,40 @@ struct NodeDe<'a, 'p, 'g> {
 }
 
 impl NodeDe<'_, '_, '_> {
-    /// Go reports a mismatch after a scalar, or just inside a container's bracket.
+    /// Go's JSON decoder reports a mismatch after a scalar, or just inside a container's
+    /// bracket; go-yaml reports the value's own position.
     fn go_offset(&self) -> u32 {
-        if self.node.is_container() {
-            self.node.start + 1
-        } else {
-            self.node.end
+        match self.st.flavor {
+            Flavor::Yaml => self.node.start,
+            Flavor::Json if self.node.is_container() => self.node.start + 1,
+            Flavor::Json => self.node.end,
         }
     }
 
     fn type_error(&self, want: &str) -> DeError {
-        let found = match &self.node.value {
-            Value::Number(n) => format!("number {n}"),
-            v => v.kind_name().to_string(),
+        let message = match self.st.flavor {
+            Flavor::Json => {
+                let found = match &self.node.value {
+                    Value::Number(n) => format!("number {n}"),
+                    v => v.kind_name().to_string(),
+                };
+                format!("cannot unmarshal {found} into a value of type {want}")
+            }
+            Flavor::Yaml => {
+                let found = match &self.node.value {
+                    Value::Plain(t) => format!("{} `{}`", resolve(t).tag(), short(t)),
+                    Value::String(t) => format!("!!str `{}`", short(t)),
+                    Value::Array(_) => "!!seq".to_string(),
+                    Value::Object(_) => "!!map".to_string(),
+                    v => v.kind_name().to_string(),
+                };
+                format!("cannot unmarshal {found} into {want}")
+            }
         };
         DeError {
             offset: Some(self.go_offset()),
             path: Some(self.path.to_json_path()),
-            message: format!("cannot unmarshal {found} into a value of type {want}"),
+            message,
         }
     }
 
@@ -138,17 +185,26 @@ impl NodeDe<'_, '_, '_> {
         e
     }
 
+    /// Whether this is a YAML plain scalar that means null.
+    fn plain_null(&self) -> bool {
+        matches!(&self.node.value, Value::Plain(t) if resolve(t) == Resolved::Null)
+    }
+
     fn integer<T: TryFrom<i128>>(&self, want: &str) -> Result<Option<T>, DeError> {
-        match &self.node.value {
-            Value::Null => Ok(None),
-            Value::Number(n) => n
-                .parse::<i128>()
-                .ok()
-                .and_then(|v| T::try_from(v).ok())
-                .map(Some)
-                .ok_or_else(|| self.type_error(want)),
-            _ => Err(self.type_error(want)),
-        }
+        let wide: Option<i128> = match &self.node.value {
+            Value::Null => return Ok(None),
+            Value::Number(n) => n.parse::<i128>().ok(),
+            Value::Plain(t) => match resolve(t) {
+                Resolved::Null => return Ok(None),
+                Resolved::Int(i) => Some(i),
+                Resolved::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(f as i128),
+                _ => None,
+            },
+            _ => None,
+        };
+        wide.and_then(|v| T::try_from(v).ok())
+            .map(Some)
+            .ok_or_else(|| self.type_error(want))
     }
 }
 
@@ -178,6 +234,13 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
                 }
             }
             Value::String(s) => v.visit_str(s),
+            Value::Plain(t) => match resolve(t) {
+                Resolved::Null => v.visit_unit(),
+                Resolved::Bool(b) => v.visit_bool(b),
+                Resolved::Int(i) => v.visit_i64(i as i64),
+                Resolved::Float(f) => v.visit_f64(f),
+                Resolved::Str => v.visit_str(t),
+            },
             Value::Array(_) => return self.deserialize_seq(v),
             Value::Object(_) => return self.deserialize_map(v),
         };
@@ -188,6 +251,11 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
         let b = match &self.node.value {
             Value::Bool(b) => *b,
             Value::Null => false,
+            Value::Plain(_) if self.plain_null() => false,
+            Value::Plain(t) => match resolve_bool(t) {
+                Some(b) => b,
+                None => return Err(self.type_error("bool")),
+            },
             _ => return Err(self.type_error("bool")),
         };
         v.visit_bool(b).map_err(|e| self.locate(e))
@@ -212,6 +280,12 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
         let f = match &self.node.value {
             Value::Number(n) => n.parse::<f64>().map_err(|_| self.type_error("float64"))?,
             Value::Null => 0.0,
+            Value::Plain(t) => match resolve(t) {
+                Resolved::Null => 0.0,
+                Resolved::Int(i) => i as f64,
+                Resolved::Float(f) => f,
+                _ => return Err(self.type_error("float64")),
+            },
             _ => return Err(self.type_error("float64")),
         };
         v.visit_f64(f).map_err(|e| self.locate(e))
@@ -225,6 +299,8 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
         let r = match &self.node.value {
             Value::String(s) => v.visit_str(s),
             Value::Null => v.visit_str(""),
+            Value::Plain(_) if self.plain_null() => v.visit_str(""),
+            Value::Plain(t) => v.visit_str(t),
             _ => return Err(self.type_error("string")),
         };
         r.map_err(|e| self.locate(e))
@@ -245,6 +321,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         match self.node.value {
             Value::Null => v.visit_none(),
+            Value::Plain(_) if self.plain_null() => v.visit_none(),
             _ => v.visit_some(self),
         }
     }
@@ -273,6 +350,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
         let items: &[Node] = match &self.node.value {
             Value::Array(items) => items,
             Value::Null => &[],
+            Value::Plain(_) if self.plain_null() => &[],
             _ => return Err(self.type_error("array")),
         };
         let access = Seq {
@@ -317,7 +395,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
         v: V,
     ) -> Result<V::Value, DeError> {
         match &self.node.value {
-            Value::String(s) => v
+            Value::String(s) | Value::Plain(s) => v
                 .visit_enum(s.as_str().into_deserializer())
                 .map_err(|e: DeError| self.locate(e)),
             _ => Err(self.type_error("string")),
@@ -345,6 +423,7 @@ impl<'de> NodeDe<'_, '_, '_> {
         let entries = match &self.node.value {
             Value::Object(entries) => entries.as_slice(),
             Value::Null => &[],
+            Value::Plain(_) if self.plain_null() => &[],
             _ => return Err(self.type_error("object")),
         };
         let access = Map {

@@ -2,6 +2,8 @@
 //! to print it for people (the upstream validator's line format) and for machines (JSON).
 
 use crate::tree::{JsonPath, LineCol};
+
+pub mod render;
 use serde::Serialize;
 use std::fmt;
 

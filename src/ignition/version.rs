@@ -93,7 +93,7 @@ impl fmt::Display for Version {
 }
 
 /// MAJOR.MINOR.PATCH with optional -prerelease and +build, numbers without leading zeros.
-fn is_semver(s: &str) -> bool {
+pub fn is_semver(s: &str) -> bool {
     let (core, _build) = s.split_once('+').unwrap_or((s, ""));
     let (core, pre) = match core.split_once('-') {
         Some((c, p)) => (c, Some(p)),

@@ -29,6 +29,9 @@ pub enum Value {
     /// where the target type is known.
     Number(Box<str>),
     String(String),
+    /// A YAML plain (unquoted) scalar, typed only when it meets a target type, as go-yaml
+    /// does: `0644` is the integer 420 for a mode and the text "0644" for a name.
+    Plain(String),
     Array(Vec<Node>),
     Object(Vec<Entry>),
 }
@@ -49,6 +52,7 @@ impl Value {
             Value::Bool(_) => "bool",
             Value::Number(_) => "number",
             Value::String(_) => "string",
+            Value::Plain(_) => "scalar",
             Value::Array(_) => "array",
             Value::Object(_) => "object",
         }
@@ -76,10 +80,9 @@ impl Node {
         }
     }
 
-    /// Where a diagnostic about `path` points: the deepest node that exists on the path.
-    /// Scalars are marked at their first byte, containers one byte inside their bracket,
-    /// which is how the upstream validator reports them.
-    pub fn marker(&self, path: &JsonPath) -> u32 {
+    /// The deepest node that exists along `path` (the root when nothing does): where a
+    /// diagnostic about `path` points.
+    pub fn deepest(&self, path: &JsonPath) -> &Node {
         let mut node = self;
         for seg in path.segs() {
             let next = match seg {
@@ -91,7 +94,13 @@ impl Node {
                 None => break,
             }
         }
-        node.marker_offset()
+        node
+    }
+
+    /// Where the upstream JSON validator marks `path`: scalars at their first byte,
+    /// containers one byte inside their bracket.
+    pub fn marker(&self, path: &JsonPath) -> u32 {
+        self.deepest(path).marker_offset()
     }
 
     /// Where an "unused key" warning points: at the key itself.

@@ -37,6 +37,23 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// Line and column of the byte at `offset`, the column counted in characters (as YAML
+    /// tools count it).
+    pub fn locate_chars(&self, offset: u32) -> LineCol {
+        let lc = self.locate(offset);
+        let start = self.line_starts[lc.line as usize - 1] as usize;
+        let end = (offset as usize).min(self.bytes.len());
+        let col = String::from_utf8_lossy(&self.bytes[start..end])
+            .chars()
+            .count() as u32
+            + 1;
+        LineCol { line: lc.line, col }
+    }
+
+    pub fn line_count(&self) -> u32 {
+        self.line_starts.len() as u32
+    }
+
     /// The text of 1-based line `line`, without its newline.
     pub fn line_text(&self, line: u32) -> &'a [u8] {
         let i = (line as usize).saturating_sub(1);

@@ -8,7 +8,7 @@
 mod ignition;
 mod node;
 mod passwd;
-mod paths;
+pub mod paths;
 mod resource;
 mod storage;
 mod systemd;

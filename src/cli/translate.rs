@@ -1,0 +1,142 @@
+//! `butane` / `flint translate`: Butane YAML in, Ignition JSON out, with upstream butane's
+//! flags, output, diagnostics and exit codes.
+
+use crate::diag::render;
+use crate::spec::{self, Options};
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Color {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+fn parse_color(s: &str) -> Result<Color, String> {
+    match s {
+        "auto" => Ok(Color::Auto),
+        "always" | "yes" => Ok(Color::Always),
+        "never" | "no" => Ok(Color::Never),
+        _ => Err(format!("invalid color {s:?}: use auto, always or never")),
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TranslateArgs {
+    /// Fail on any warning.
+    #[arg(short, long)]
+    pub strict: bool,
+    /// Output formatted JSON.
+    #[arg(short, long)]
+    pub pretty: bool,
+    /// Never wrap in a MachineConfig; force Ignition output (no effect for Flatcar).
+    #[arg(short, long)]
+    pub raw: bool,
+    /// Print errors and warnings as one line each.
+    #[arg(long)]
+    pub raw_errors: bool,
+    /// Allow embedding local files from this directory.
+    #[arg(short = 'd', long, value_name = "DIR")]
+    pub files_dir: Option<PathBuf>,
+    /// Write the output to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Check the config without producing output.
+    #[arg(short, long)]
+    pub check: bool,
+    /// Colour diagnostics: auto, always or never.
+    #[arg(long, alias = "colour", value_name = "WHEN", value_parser = parse_color,
+          num_args = 0..=1, default_missing_value = "always", default_value = "auto")]
+    pub color: Color,
+    /// The Butane config (standard input when absent).
+    pub input: Option<PathBuf>,
+}
+
+/// Runs a translation; returns the exit code.
+pub fn run(args: &TranslateArgs) -> i32 {
+    let (name, bytes) = match &args.input {
+        Some(p) => match std::fs::read(p) {
+            Ok(b) => (p.display().to_string(), b),
+            Err(e) => {
+                eprintln!(
+                    "failed to read {}: {}",
+                    p.display(),
+                    spec::base::local::go_io_error("open", p, &e)
+                );
+                return 1;
+            }
+        },
+        None => {
+            let mut b = Vec::new();
+            if let Err(e) = std::io::stdin().read_to_end(&mut b) {
+                eprintln!("failed to read <stdin>: {e}");
+                return 1;
+            }
+            ("<stdin>".to_string(), b)
+        }
+    };
+    let outcome = spec::translate(
+        &bytes,
+        Options {
+            files_dir: args.files_dir.as_deref(),
+        },
+    );
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal(),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let report: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| {
+            if args.raw_errors {
+                format!("{d}\n")
+            } else {
+                render::pretty(d, &name, &text, color)
+            }
+        })
+        .collect();
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(
+        report
+            .join(if args.raw_errors { "" } else { "\n" })
+            .as_bytes(),
+    );
+    if let Some(f) = &outcome.failure {
+        let _ = writeln!(stderr, "Error translating config: {f}");
+        return 1;
+    }
+    if args.strict && !outcome.diagnostics.is_empty() {
+        let _ = writeln!(
+            stderr,
+            "Config produced warnings and --strict was specified"
+        );
+        return 1;
+    }
+    if args.check {
+        return 0;
+    }
+    let Some(config) = outcome.config else {
+        return 1;
+    };
+    let json = crate::json::to_vec(&config, args.pretty);
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &json) {
+                let _ = writeln!(stderr, "failed to open {}: {e}", path.display());
+                return 1;
+            }
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            if out.write_all(&json).and_then(|_| out.flush()).is_err() {
+                return 1;
+            }
+        }
+    }
+    0
+}

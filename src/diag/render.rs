@@ -1,0 +1,116 @@
+//! Butane's pretty rendering of a diagnostic: a header, the file position, and the source
+//! lines around it with the offending token underlined.
+//!
+//! ```text
+//! error[$.storage.files.1]:
+//!   --> in.bu:8:7
+//!     |
+//!   6 |       contents:
+//!   7 |         inline: a
+//!   8 |     - path: /etc/dup
+//!     |       ^^^^^ duplicate entry defined
+//!   9 |       contents:
+//!  10 |         inline: b
+//!     |
+//! ```
+
+use super::{Diagnostic, Severity};
+use std::fmt::Write;
+
+const BLUE: &str = "\x1b[1;34m";
+const RESET: &str = "\x1b[0m";
+
+fn kind_color(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "\x1b[1;31m",
+        Severity::Warning => "\x1b[1;33m",
+    }
+}
+
+/// Renders `d` against the source `text` of file `file`. Diagnostics without a usable
+/// position fall back to the one-line form.
+pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let Some(pos) = d
+        .pos
+        .filter(|p| p.line >= 1 && (p.line as usize) <= lines.len() && p.col >= 1)
+    else {
+        return format!("{d}\n");
+    };
+    let line_text = lines[pos.line as usize - 1];
+    let line_chars: Vec<char> = line_text.chars().collect();
+    if pos.col as usize > line_chars.len().max(1) {
+        return format!("{d}\n");
+    }
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("{code}{s}{RESET}")
+        } else {
+            s.to_string()
+        }
+    };
+    let first = pos.line.saturating_sub(2).max(1);
+    let last = (pos.line + 2).min(lines.len() as u32);
+    let width = last.to_string().len();
+    let gutter = " ".repeat(width);
+
+    let mut out = String::new();
+    let kind = paint(kind_color(d.severity), &d.severity.to_string());
+    match &d.path {
+        Some(p) if !p.is_root() => writeln!(out, "{kind}[{p}]:").unwrap(),
+        _ => writeln!(out, "{kind}:").unwrap(),
+    }
+    writeln!(
+        out,
+        "  {} {file}:{}:{}",
+        paint(BLUE, "-->"),
+        pos.line,
+        pos.col
+    )
+    .unwrap();
+    writeln!(out, " {gutter} |").unwrap();
+    for n in first..=last {
+        let number = paint(BLUE, &format!("{n:>width$}"));
+        writeln!(out, " {number} | {}", lines[n as usize - 1]).unwrap();
+        if n == pos.line {
+            let start = pos.col as usize - 1;
+            let len = line_chars[start.min(line_chars.len())..]
+                .iter()
+                .take_while(|c| !c.is_whitespace())
+                .count()
+                .max(1);
+            let carets = paint(BLUE, &"^".repeat(len));
+            writeln!(
+                out,
+                " {gutter} | {}{carets} {}",
+                " ".repeat(start),
+                d.message
+            )
+            .unwrap();
+        }
+    }
+    writeln!(out, " {gutter} |").unwrap();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::{JsonPath, LineCol};
+
+    #[test]
+    fn renders_like_butane() {
+        let text = "a\nb\nstorage:\n  files:\n    - path: /etc/dup\n      x: 1\n";
+        let d = Diagnostic::error(
+            Some(JsonPath::root().key("storage").key("files").index(1)),
+            Some(LineCol { line: 5, col: 7 }),
+            "duplicate entry defined",
+        );
+        assert_eq!(
+            pretty(&d, "in.bu", text, false),
+            "error[$.storage.files.1]:\n  --> in.bu:5:7\n   |\n 3 | storage:\n 4 |   files:\n 5 |     - path: /etc/dup\n   |       ^^^^^ duplicate entry defined\n 6 |       x: 1\n 7 | \n   |\n"
+        );
+        let none = Diagnostic::error(None, None, "m");
+        assert_eq!(pretty(&none, "in.bu", text, false), "error: m\n");
+    }
+}

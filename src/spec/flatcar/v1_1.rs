@@ -1,0 +1,14 @@
+//! Flatcar 1.1.0: base 0.5 (LUKS discard and open options, `arn:` sources, `contents_local`,
+//! `ssh_authorized_keys_local`), Ignition 3.4.0.
+
+use crate::ignition::Version;
+use crate::spec::Variant;
+use crate::spec::base::BaseVersion;
+
+pub const SPEC: Variant = Variant {
+    name: "flatcar",
+    version: "1.1.0",
+    base: BaseVersion::V0_5,
+    ignition: Version::V3_4,
+    filter: super::reject_clevis,
+};

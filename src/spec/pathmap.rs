@@ -1,0 +1,96 @@
+//! Where each part of the generated Ignition config came from in the Butane source, so that
+//! findings about the output point at what the user wrote.
+//!
+//! Most of the output mirrors the source with camelCase keys for snake_case ones; the
+//! translation records the exceptions (sugar such as `inline`, trees, generated units) as
+//! prefix rewrites.
+
+use crate::tree::{JsonPath, Seg};
+
+#[derive(Debug, Default, Clone)]
+pub struct PathMap {
+    rules: Vec<(JsonPath, JsonPath)>,
+}
+
+/// The Butane spelling of an Ignition key.
+pub fn snake(key: &str) -> String {
+    match key {
+        "sizeMiB" => return "size_mib".into(),
+        "startMiB" => return "start_mib".into(),
+        _ => {}
+    }
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl PathMap {
+    /// Output paths starting with `ignition` come from source paths starting with `source`.
+    pub fn add(&mut self, ignition: JsonPath, source: JsonPath) {
+        self.rules.push((ignition, source));
+    }
+
+    /// The source path of output path `p`: the longest recorded prefix is rewritten, the rest
+    /// of the path is spelled the Butane way.
+    pub fn source_of(&self, p: &JsonPath) -> JsonPath {
+        let segs = p.segs();
+        let best = self
+            .rules
+            .iter()
+            .filter(|(from, _)| segs.starts_with(from.segs()))
+            .max_by_key(|(from, _)| from.segs().len());
+        let (mut out, rest) = match best {
+            Some((from, to)) => (to.clone(), &segs[from.segs().len()..]),
+            None => (JsonPath::root(), segs),
+        };
+        for s in rest {
+            out.push(match s {
+                Seg::Key(k) => Seg::Key(snake(k)),
+                Seg::Index(i) => Seg::Index(*i),
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_paths() {
+        let mut m = PathMap::default();
+        let files = JsonPath::root().key("storage").key("files");
+        m.add(
+            files.index(3),
+            JsonPath::root().key("storage").key("trees").index(0),
+        );
+        m.add(
+            files.index(0).key("contents").key("source"),
+            files.index(0).key("contents").key("inline"),
+        );
+        let p = files.index(1).key("contents").key("httpHeaders");
+        assert_eq!(
+            m.source_of(&p).to_string(),
+            "$.storage.files.1.contents.http_headers"
+        );
+        assert_eq!(
+            m.source_of(&files.index(3).key("mode")).to_string(),
+            "$.storage.trees.0.mode"
+        );
+        assert_eq!(
+            m.source_of(&files.index(0).key("contents").key("source"))
+                .to_string(),
+            "$.storage.files.0.contents.inline"
+        );
+        assert_eq!(snake("sizeMiB"), "size_mib");
+        assert_eq!(snake("sshAuthorizedKeys"), "ssh_authorized_keys");
+    }
+}
