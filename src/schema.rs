@@ -2,23 +2,70 @@
 //! the parser accepts.
 
 use crate::ignition::{Config, Version};
+use crate::spec::{REGISTRY, Variant};
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
 /// The schema names `flint schema` knows.
 pub fn names() -> Vec<String> {
-    Version::ALL
+    let ignition = Version::ALL
         .iter()
         .filter(|v| **v >= Version::V3_3)
-        .map(|v| format!("ignition-{v}"))
-        .collect()
+        .map(|v| format!("ignition-{v}"));
+    let butane = REGISTRY
+        .iter()
+        .map(|s| format!("butane-{}-{}", s.name, s.version));
+    ignition.chain(butane).collect()
 }
 
 /// The schema called `name`, if there is one.
 pub fn by_name(name: &str) -> Option<Value> {
-    let v = name.strip_prefix("ignition-")?;
-    let version = Version::parse(v).ok()?;
-    (version >= Version::V3_3).then(|| ignition(version))
+    if let Some(v) = name.strip_prefix("ignition-") {
+        let version = Version::parse(v).ok()?;
+        return (version >= Version::V3_3).then(|| ignition(version));
+    }
+    REGISTRY
+        .iter()
+        .find(|s| format!("butane-{}-{}", s.name, s.version) == name)
+        .map(butane)
+}
+
+/// The JSON Schema (draft-07) of a Butane spec, for yaml-language-server.
+pub fn butane(spec: &Variant) -> Value {
+    let generator = SchemaSettings::draft07().into_generator();
+    let mut root = generator
+        .into_root_schema_for::<crate::spec::base::types::Config>()
+        .to_value();
+    let obj = root.as_object_mut().expect("a root schema is an object");
+    obj.insert(
+        "$id".into(),
+        Value::String(format!(
+            "https://flint.invalid/schemas/butane-{}-{}.json",
+            spec.name, spec.version
+        )),
+    );
+    obj.insert(
+        "title".into(),
+        Value::String(format!("Butane config, {} {}", spec.name, spec.version)),
+    );
+    // Flatcar has no Clevis; the translator refuses it, so editors should too.
+    let has =
+        |ty: &str, key: &str| spec.base.has_key(ty, key) && !(ty == "Luks" && key == "clevis");
+    restrict(obj, "Config", &has);
+    if let Some(Value::Object(defs)) = obj.get_mut("definitions") {
+        for (name, def) in defs.iter_mut() {
+            if let Value::Object(d) = def {
+                restrict(d, name, &has);
+            }
+        }
+        defs.retain(|name, _| !matches!(name.as_str(), "Clevis" | "ClevisCustom" | "Tang"));
+    }
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        props.insert("variant".into(), serde_json::json!({"const": spec.name}));
+        props.insert("version".into(), serde_json::json!({"const": spec.version}));
+    }
+    obj.insert("required".into(), serde_json::json!(["variant", "version"]));
+    root
 }
 
 /// The JSON Schema (draft-07) of Ignition spec `version`.
@@ -37,11 +84,12 @@ pub fn ignition(version: Version) -> Value {
         "title".into(),
         Value::String(format!("Ignition config, spec {version}")),
     );
-    restrict(obj, "Config", version);
+    let has = |ty: &str, key: &str| version.has_key(ty, key);
+    restrict(obj, "Config", &has);
     if let Some(Value::Object(defs)) = obj.get_mut("definitions") {
         for (name, def) in defs.iter_mut() {
             if let Value::Object(d) = def {
-                restrict(d, name, version);
+                restrict(d, name, &has);
             }
         }
         // The version is fixed for a version's schema.
@@ -70,9 +118,9 @@ pub fn ignition(version: Version) -> Value {
 
 /// Drops the keys `version` does not have and refuses unknown keys, so editors flag typos.
 /// Every key may be `null`, which the parser (like Go's decoder) reads as "not set".
-fn restrict(def: &mut Map<String, Value>, type_name: &str, version: Version) {
+fn restrict(def: &mut Map<String, Value>, type_name: &str, has: &dyn Fn(&str, &str) -> bool) {
     if let Some(Value::Object(props)) = def.get_mut("properties") {
-        props.retain(|k, _| version.has_key(type_name, k));
+        props.retain(|k, _| has(type_name, k));
         for prop in props.values_mut() {
             allow_null(prop);
         }
@@ -108,5 +156,9 @@ mod tests {
         assert!(s33.contains("\"const\":\"3.3.0\""));
         assert!(by_name("ignition-3.4.0").is_some());
         assert!(by_name("ignition-9.9.9").is_none());
+        let b10 = by_name("butane-flatcar-1.0.0").unwrap().to_string();
+        let b11 = by_name("butane-flatcar-1.1.0").unwrap().to_string();
+        assert!(!b10.contains("contents_local") && b11.contains("contents_local"));
+        assert!(!b11.contains("clevis"));
     }
 }

@@ -11,14 +11,98 @@ fn schema_file(v: Version) -> std::path::PathBuf {
 
 #[test]
 fn committed_schemas_are_current() {
-    for v in [Version::V3_3, Version::V3_4] {
-        let generated = flint::json::to_vec(&flint::schema::ignition(v), true);
-        let committed = std::fs::read(schema_file(v)).expect("spec/ schema committed");
+    let names = flint::schema::names();
+    assert_eq!(names.len(), 4, "{names:?}");
+    for name in names {
+        let generated = flint::json::to_vec(&flint::schema::by_name(&name).unwrap(), true);
+        let file = common::repo().join(format!("spec/{name}.json"));
+        let committed = std::fs::read(&file).expect("spec/ schema committed");
         assert!(
             generated == committed,
-            "spec/ignition-{v}.json is stale: run `flint schema ignition-{v} > spec/ignition-{v}.json`"
+            "spec/{name}.json is stale: run `flint schema {name} > spec/{name}.json`"
         );
     }
+}
+
+fn butane_validator(version: &str) -> jsonschema::Validator {
+    let file = common::repo().join(format!("spec/butane-flatcar-{version}.json"));
+    let schema: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+fn yaml_value(text: &str) -> Value {
+    flint::yaml::to_json(&flint::yaml::parse(text).unwrap().root)
+}
+
+#[test]
+fn butane_configs_that_translate_cleanly_satisfy_their_schema() {
+    let (v10, v11) = (butane_validator("1.0.0"), butane_validator("1.1.0"));
+    let mut dirs = common::case_dirs(&common::shared().join("conformance"));
+    dirs.extend(common::case_dirs(&common::repo().join("translate-tests")));
+    let mut checked = 0;
+    for dir in dirs {
+        let Ok(text) = std::fs::read_to_string(dir.join("in.bu")) else {
+            continue;
+        };
+        let files = dir.join("files");
+        let outcome = flint::spec::translate(
+            text.as_bytes(),
+            flint::spec::Options {
+                files_dir: files.is_dir().then_some(files.as_path()),
+            },
+        );
+        // The schema is stricter than the translator on purpose, flagging for editors what
+        // go-yaml (and so the translator, for compatibility) lets through: YAML 1.1 `yes`/`no`
+        // booleans, numbers as names, an empty `clevis` on Flatcar.
+        const LENIENT: &[&str] = &[
+            "014-bool-yaml11-spellings",
+            "016-number-as-string-field",
+            "045-luks-empty-clevis-accepted",
+        ];
+        let lenient = LENIENT.iter().any(|n| dir.ends_with(n));
+        if outcome.failure.is_some() || !outcome.diagnostics.is_empty() || lenient {
+            continue;
+        }
+        let value = yaml_value(&text);
+        let v = if value["version"] == "1.1.0" {
+            &v11
+        } else {
+            &v10
+        };
+        let errors: Vec<String> = v.iter_errors(&value).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", dir.display());
+        checked += 1;
+    }
+    assert!(checked >= 60, "only {checked} clean Butane configs found");
+}
+
+#[test]
+fn butane_schema_flags_what_the_translator_warns_about() {
+    let (v10, v11) = (butane_validator("1.0.0"), butane_validator("1.1.0"));
+    let typo = yaml_value(
+        "variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n    - path: /a\n      contnets: {}\n",
+    );
+    assert!(!v10.is_valid(&typo));
+    let newer = yaml_value(
+        "variant: flatcar\nversion: 1.0.0\nstorage:\n  luks:\n    - name: a\n      discard: true\n",
+    );
+    assert!(!v10.is_valid(&newer));
+    let ok = yaml_value(
+        "variant: flatcar\nversion: 1.1.0\nstorage:\n  luks:\n    - name: a\n      discard: true\n",
+    );
+    assert!(v11.is_valid(&ok));
+    let clevis = yaml_value(
+        "variant: flatcar\nversion: 1.1.0\nstorage:\n  luks:\n    - name: a\n      clevis: {tpm2: true}\n",
+    );
+    assert!(!v11.is_valid(&clevis));
+    let octal = yaml_value(
+        "variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n    - path: /a\n      mode: 0644\n",
+    );
+    assert!(v10.is_valid(&octal));
+    let wrong = yaml_value(
+        "variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n    - path: /a\n      mode: rw-r--r--\n",
+    );
+    assert!(!v10.is_valid(&wrong));
 }
 
 /// Every config that validates cleanly and declares 3.3.0 or 3.4.0.

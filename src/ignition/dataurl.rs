@@ -91,13 +91,25 @@ pub fn percent_encode(data: &[u8]) -> String {
 /// Gzip at best compression with the header Go writes (no name, mtime 0, XFL 2, OS unknown),
 /// so that output matches the upstream tools wherever the deflate streams agree.
 pub fn gzip_best(data: &[u8]) -> Vec<u8> {
-    use flate2::{Compression, Crc, write::DeflateEncoder};
-    use std::io::Write;
-    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff];
-    let mut enc = DeflateEncoder::new(&mut out, Compression::best());
-    // Writing into a Vec cannot fail.
-    enc.write_all(data).expect("in-memory deflate");
-    enc.finish().expect("in-memory deflate");
+    use flate2::{Compress, Compression, Crc, FlushCompress, Status};
+    // A deflater's set-up cost grows with its window; a window no larger than the input
+    // compresses it the same and costs little to set up, which matters when thousands of
+    // small files are encoded.
+    let bits = (usize::BITS - data.len().max(1).leading_zeros()).clamp(9, 15) as u8;
+    let mut d = Compress::new_with_window_bits(Compression::best(), false, bits);
+    let mut out = Vec::with_capacity(data.len() / 2 + 64);
+    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff]);
+    loop {
+        let consumed = d.total_in() as usize;
+        out.reserve(data.len() / 2 + 64);
+        // Compressing into memory has no failure mode but a full buffer, handled by looping
+        // with more room.
+        match d.compress_vec(&data[consumed..], &mut out, FlushCompress::Finish) {
+            Ok(Status::StreamEnd) => break,
+            Ok(_) => continue,
+            Err(e) => unreachable!("in-memory deflate failed: {e}"),
+        }
+    }
     let mut crc = Crc::new();
     crc.update(data);
     out.extend_from_slice(&crc.sum().to_le_bytes());

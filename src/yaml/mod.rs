@@ -61,9 +61,13 @@ pub fn parse(text: &str) -> Result<Document, SyntaxError> {
             }
             Err(e) => {
                 let m = e.marker();
+                // go-yaml names the 0-based line of the enclosing collection for errors found
+                // while parsing one, and the (1-based) line of the problem otherwise.
                 let upstream_line = match b.stack.last() {
-                    Some(open) => offsets.line_of(open.node.start).saturating_sub(1),
-                    None => m.line() as u32,
+                    Some(open) if e.info().starts_with("while parsing") => {
+                        offsets.line_of(open.node.start).saturating_sub(1)
+                    }
+                    _ => m.line() as u32,
                 };
                 return Err(SyntaxError {
                     line: m.line() as u32,
@@ -111,6 +115,13 @@ impl<'a> CharOffsets<'a> {
         } else {
             self.table[char_index.min(self.table.len() - 1)]
         }
+    }
+
+    /// 1-based column, in characters, of byte offset `byte`.
+    fn col_of(&self, byte: u32) -> u32 {
+        let before = &self.text[..byte as usize];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        before[line_start..].chars().count() as u32 + 1
     }
 
     fn line_of(&self, byte: u32) -> u32 {
@@ -270,7 +281,7 @@ impl Builder<'_> {
                         let here = self.offsets.line_of(key_start);
                         return Err(SyntaxError {
                             line: here,
-                            col: 1,
+                            col: self.offsets.col_of(key_start),
                             message: format!("mapping key {key:?} already defined at line {line}"),
                             upstream_line: here,
                             duplicate_key: true,
@@ -308,6 +319,33 @@ fn merge_into(entries: &mut Vec<Entry>, source: &Node) -> Vec<String> {
         }
     }
     added
+}
+
+/// The document as plain JSON data, plain scalars typed the YAML 1.2 way (for checking a
+/// document against a JSON Schema, as editors do).
+pub fn to_json(node: &Node) -> serde_json::Value {
+    use resolve::{Resolved, resolve};
+    use serde_json::Value as J;
+    match &node.value {
+        Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Number(n) => n.parse::<i64>().map(J::from).unwrap_or(J::Null),
+        Value::String(s) => J::String(s.clone()),
+        Value::Plain(s) => match resolve(s) {
+            Resolved::Null => J::Null,
+            Resolved::Bool(b) => J::Bool(b),
+            Resolved::Int(i) => J::from(i as i64),
+            Resolved::Float(f) => serde_json::Number::from_f64(f).map_or(J::Null, J::Number),
+            Resolved::Str => J::String(s.clone()),
+        },
+        Value::Array(items) => J::Array(items.iter().map(to_json).collect()),
+        Value::Object(entries) => J::Object(
+            entries
+                .iter()
+                .map(|e| (e.key.clone(), to_json(&e.value)))
+                .collect(),
+        ),
+    }
 }
 
 fn scalar_value(text: String, style: ScalarStyle, tag: Option<&str>) -> Value {

@@ -53,7 +53,11 @@ impl FilesDir<'_> {
     /// Reads the file `local` names.
     pub fn read(&self, local: &str) -> Result<Vec<u8>, String> {
         let path = self.resolve(local)?;
-        std::fs::read(&path).map_err(|e| go_io_error("open", &path, &e))
+        // Opening a directory succeeds and reading it fails, as Go reports it.
+        std::fs::read(&path).map_err(|e| {
+            let op = if path.is_dir() { "read" } else { "open" };
+            go_io_error(op, &path, &e)
+        })
     }
 }
 
