@@ -1,0 +1,123 @@
+//! `butane` as a drop-in: stdin, output file, check, version, usage errors, colour, and
+//! `flint translate` behaving the same.
+mod common;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn butane() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_butane"))
+}
+
+const GOOD: &str = "variant: flatcar\nversion: 1.0.0\npasswd:\n  users:\n    - name: core\n";
+const COMPACT: &str =
+    "{\"ignition\":{\"version\":\"3.3.0\"},\"passwd\":{\"users\":[{\"name\":\"core\"}]}}\n";
+
+fn run_stdin(bin: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn reads_stdin_and_writes_compact_json() {
+    let out = run_stdin(&butane(), &["--strict"], GOOD);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), COMPACT);
+    let out = run_stdin(&common::flint(), &["translate", "--strict"], GOOD);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), COMPACT);
+}
+
+#[test]
+fn diagnostics_name_stdin() {
+    let out = run_stdin(
+        &butane(),
+        &["--strict"],
+        "variant: flatcar\nversion: 1.0.0\nbogus: 1\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("  --> <stdin>:3:1\n"), "{err}");
+    assert!(
+        err.ends_with("Config produced warnings and --strict was specified\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn output_file_check_and_version() {
+    let dir = std::env::temp_dir().join(format!("flint-cli-butane-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("in.bu"), GOOD).unwrap();
+    let out = common::run_in(&dir, &butane(), &["-o", "out.ign", "in.bu"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out.ign")).unwrap(),
+        COMPACT
+    );
+
+    let out = common::run_in(&dir, &butane(), &["--check", "in.bu"]);
+    assert_eq!((out.status.code(), out.stdout.len()), (Some(0), 0));
+
+    let out = common::run_in(&dir, &butane(), &["-V"]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Butane v"));
+
+    // Nothing is written when translation fails.
+    std::fs::write(dir.join("bad.bu"), "variant: flatcar\nversion: 9.0.0\n").unwrap();
+    let out = common::run_in(&dir, &butane(), &["-o", "bad.ign", "bad.bu"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!dir.join("bad.ign").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = std::env::temp_dir();
+    for args in [
+        &["--no-such-flag"][..],
+        &["a.bu", "b.bu"],
+        &["--color", "purple", "a.bu"],
+    ] {
+        let out = common::run_in(&dir, &butane(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    let out = common::run_in(&dir, &butane(), &["/nonexistent/in.bu"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "failed to read /nonexistent/in.bu: open /nonexistent/in.bu: no such file or directory\n"
+    );
+}
+
+#[test]
+fn color_always_paints_the_report() {
+    let out = run_stdin(
+        &butane(),
+        &["--color=always"],
+        "variant: flatcar\nversion: 1.0.0\nbogus: 1\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("\x1b[1;33mwarning\x1b[0m[$.bogus]:"),
+        "{err:?}"
+    );
+    let out = run_stdin(
+        &butane(),
+        &["--color", "never"],
+        "variant: flatcar\nversion: 1.0.0\nbogus: 1\n",
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains('\x1b'));
+}
