@@ -3,8 +3,10 @@
 pub mod cli;
 pub mod de;
 pub mod diag;
+pub mod fetch;
 pub mod ignition;
 pub mod json;
+pub mod provision;
 pub mod schema;
 pub mod spec;
 pub mod tree;

@@ -1,6 +1,7 @@
 //! The command-line interface: argument definitions and the commands behind them. The
 //! binaries only parse arguments and turn results into exit codes.
 
+pub mod provision;
 pub mod translate;
 pub mod validate;
 
@@ -19,6 +20,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Show what provisioning with a config would change, without changing anything.
+    Plan(provision::ProvisionArgs),
+    /// Provision the machine from a config (disks, filesystems, files, users, units).
+    Apply(provision::ProvisionArgs),
     /// Translate a Butane config into an Ignition config (the same as `butane`).
     Translate(translate::TranslateArgs),
     /// Check Ignition configs (files or directories), many at once.
@@ -37,6 +42,8 @@ pub enum Command {
 /// Runs the parsed command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
+        Command::Plan(args) => provision::run(&args, false),
+        Command::Apply(args) => provision::run(&args, true),
         Command::Translate(args) => translate::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Schema { name, list } => {

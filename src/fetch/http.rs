@@ -1,0 +1,249 @@
+//! HTTP(S) fetches with Ignition's semantics: default `Accept`/`User-Agent` headers that
+//! the config's headers may override, custom headers not resent after a redirect, retries
+//! with exponential backoff (100 ms doubling to 5 s) on connection errors and server errors,
+//! a response-header timeout, an optional total timeout, proxies, and TLS trusting the
+//! system roots plus the config's certificate authorities.
+
+use super::proxy::ProxyConfig;
+use super::url::{Url, redact};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+
+const MAX_REDIRECTS: usize = 10;
+/// What Ignition accepts, sent with every HTTP(S) fetch unless the config overrides it.
+pub const ACCEPT: &str = "application/vnd.coreos.ignition+json;version=3.4.0, */*;q=0.1";
+const BACKOFF_START: Duration = Duration::from_millis(100);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+/// How HTTP fetches are made; built from the config's `ignition` section.
+#[derive(Clone)]
+pub struct HttpClient {
+    pub response_header_timeout: Duration,
+    /// Across all attempts of one fetch; `None` waits as long as it takes.
+    pub total_timeout: Option<Duration>,
+    pub proxy: ProxyConfig,
+    pub roots: Arc<Vec<Certificate<'static>>>,
+    /// Largest body accepted.
+    pub limit: u64,
+    pub user_agent: String,
+}
+
+/// Well-known places of the system's CA bundle.
+const SYSTEM_BUNDLES: &[&str] = &[
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/ssl/cert.pem",
+    "/usr/share/ca-certificates/ca-bundle.crt",
+];
+
+/// The certificates of a PEM bundle (anything that is not a certificate is skipped).
+pub fn parse_certs(pem: &[u8]) -> Vec<Certificate<'static>> {
+    ureq::tls::parse_pem(pem)
+        .filter_map(|item| match item {
+            Ok(ureq::tls::PemItem::Certificate(c)) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The system's trusted roots (`SSL_CERT_FILE` first when set).
+pub fn system_roots() -> Vec<Certificate<'static>> {
+    let env = std::env::var("SSL_CERT_FILE").ok();
+    env.iter()
+        .map(String::as_str)
+        .chain(SYSTEM_BUNDLES.iter().copied())
+        .find_map(|p| std::fs::read(p).ok())
+        .map(|b| parse_certs(&b))
+        .unwrap_or_default()
+}
+
+/// Why an attempt failed, and whether trying again may help.
+enum Attempt {
+    Retry(String),
+    Fail(String),
+}
+
+impl HttpClient {
+    fn agent(&self, target: &Url) -> Result<ureq::Agent, String> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = TlsConfig::builder()
+            .provider(TlsProvider::Rustls)
+            .root_certs(RootCerts::new_with_certs(&self.roots))
+            .unversioned_rustls_crypto_provider(provider)
+            .build();
+        let proxy = match self
+            .proxy
+            .for_target(&target.scheme, target.bare_host(), target.port)
+        {
+            Some(p) => Some(ureq::Proxy::new(p).map_err(|e| format!("proxy {}: {e}", redact(p)))?),
+            None => None,
+        };
+        Ok(ureq::Agent::config_builder()
+            .tls_config(tls)
+            .proxy(proxy)
+            .max_redirects(0)
+            .http_status_as_error(false)
+            .timeout_recv_response(Some(self.response_header_timeout))
+            .timeout_connect(Some(self.response_header_timeout))
+            // Set per request, so that a config header can replace it.
+            .user_agent(ureq::config::AutoHeaderValue::None)
+            .build()
+            .into())
+    }
+
+    /// Fetches `url` with the config's `headers` (name, value); follows redirects.
+    pub fn get(&self, url: &str, headers: &[(String, String)]) -> Result<Vec<u8>, String> {
+        let deadline = self.total_timeout.map(|t| Instant::now() + t);
+        let mut current = url.to_string();
+        let mut seen = Vec::new();
+        for hop in 0..=MAX_REDIRECTS {
+            // Custom headers go to the URL the config names, not to where it redirects
+            // (which may be another host).
+            let hdrs = if hop == 0 { headers } else { &[] };
+            match self.get_with_retries(&current, hdrs, deadline)? {
+                Reply::Body(b) => return Ok(b),
+                Reply::Redirect(to) => {
+                    seen.push(current.clone());
+                    if seen.contains(&to) {
+                        return Err(format!("redirect loop at {}", redact(&to)));
+                    }
+                    current = to;
+                }
+            }
+        }
+        Err(format!(
+            "more than {MAX_REDIRECTS} redirects from {}",
+            redact(url)
+        ))
+    }
+
+    fn get_with_retries(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        deadline: Option<Instant>,
+    ) -> Result<Reply, String> {
+        let mut delay = BACKOFF_START;
+        loop {
+            let last_error = match self.attempt(url, headers, deadline) {
+                Ok(r) => return Ok(r),
+                Err(Attempt::Fail(e)) => return Err(e),
+                Err(Attempt::Retry(e)) => e,
+            };
+            if let Some(d) = deadline
+                && Instant::now() + delay >= d
+            {
+                return Err(format!("{last_error} (gave up: total timeout reached)"));
+            }
+            std::thread::sleep(delay);
+            delay = (delay * 2).min(BACKOFF_MAX);
+        }
+    }
+
+    /// The request headers: Ignition's defaults, replaced by same-named config headers.
+    fn headers(&self, custom: &[(String, String)]) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = vec![
+            ("User-Agent".into(), self.user_agent.clone()),
+            ("Accept".into(), ACCEPT.into()),
+            ("Accept-Encoding".into(), "identity".into()),
+        ];
+        for (k, v) in custom {
+            out.retain(|(d, _)| !d.eq_ignore_ascii_case(k));
+            out.push((k.clone(), v.clone()));
+        }
+        out
+    }
+
+    fn attempt(
+        &self,
+        url: &str,
+        custom: &[(String, String)],
+        deadline: Option<Instant>,
+    ) -> Result<Reply, Attempt> {
+        let target = Url::parse(url).map_err(Attempt::Fail)?;
+        let agent = self.agent(&target).map_err(Attempt::Fail)?;
+        let mut req = agent.get(url);
+        for (k, v) in self.headers(custom) {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        if let Some(d) = deadline {
+            let left = d
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1));
+            req = req.config().timeout_global(Some(left)).build();
+        }
+        let mut resp = match req.call() {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = format!("GET {}: {e}", redact(url));
+                // A certificate problem does not go away by asking again.
+                return Err(
+                    if matches!(e, ureq::Error::Tls(_) | ureq::Error::Rustls(_)) {
+                        Attempt::Fail(msg)
+                    } else {
+                        Attempt::Retry(msg)
+                    },
+                );
+            }
+        };
+        let status = resp.status().as_u16();
+        if (300..400).contains(&status) {
+            let loc = resp
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| {
+                    Attempt::Fail(format!("GET {}: {status} without Location", redact(url)))
+                })?;
+            return Ok(Reply::Redirect(target.join(loc)));
+        }
+        if status >= 500 {
+            return Err(Attempt::Retry(format!(
+                "GET {}: server error {status}",
+                redact(url)
+            )));
+        }
+        if status == 404 {
+            return Err(Attempt::Fail(format!(
+                "GET {}: resource not found (404)",
+                redact(url)
+            )));
+        }
+        if status >= 400 || !(200..300).contains(&status) {
+            return Err(Attempt::Fail(format!(
+                "GET {}: {status} {}",
+                redact(url),
+                reason(status)
+            )));
+        }
+        resp.body_mut()
+            .with_config()
+            .limit(self.limit)
+            .read_to_vec()
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) => Attempt::Fail(format!(
+                    "GET {}: larger than the {}-byte limit",
+                    redact(url),
+                    self.limit
+                )),
+                e => Attempt::Retry(format!("GET {}: reading the body: {e}", redact(url))),
+            })
+            .map(Reply::Body)
+    }
+}
+
+enum Reply {
+    Body(Vec<u8>),
+    Redirect(String),
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        410 => "Gone",
+        _ => "client error",
+    }
+}

@@ -1,0 +1,207 @@
+//! Getting the bytes a config refers to: `data:`, `http(s)`, `tftp`, `s3`/`arn` and `gs`
+//! sources, checked against `verification.hash` and decompressed, with limits so that a
+//! hostile resource cannot take the machine's memory.
+
+pub mod cloud;
+pub mod http;
+pub mod proxy;
+pub mod tftp;
+pub mod url;
+
+use crate::ignition::types::{Ignition, Resource};
+use http::HttpClient;
+use sha2::Digest;
+use std::io::Read;
+use std::sync::Arc;
+use std::time::Duration;
+use url::redact;
+
+/// Default largest resource, fetched or decompressed.
+pub const DEFAULT_LIMIT: u64 = 1 << 30;
+
+/// Fetches resources with the settings of a config's `ignition` section.
+#[derive(Clone)]
+pub struct Fetcher {
+    pub http: HttpClient,
+    pub endpoints: cloud::Endpoints,
+    pub tftp_timeout: Duration,
+    pub limit: u64,
+}
+
+impl Fetcher {
+    /// A fetcher with Ignition's defaults (10 s response headers, no total timeout, no
+    /// proxy, the system's roots).
+    pub fn new() -> Fetcher {
+        Fetcher {
+            http: HttpClient {
+                response_header_timeout: Duration::from_secs(10),
+                total_timeout: None,
+                proxy: proxy::ProxyConfig::default(),
+                roots: Arc::new(http::system_roots()),
+                limit: DEFAULT_LIMIT,
+                user_agent: format!("Ignition/flint-{}", env!("CARGO_PKG_VERSION")),
+            },
+            endpoints: cloud::Endpoints::from_env(),
+            tftp_timeout: Duration::from_secs(2),
+            limit: DEFAULT_LIMIT,
+        }
+    }
+
+    /// Applies the timeouts and proxy of `ig` (CAs are added with [`Fetcher::add_roots`]).
+    pub fn configure(&mut self, ig: &Ignition) {
+        if let Some(t) = ig.timeouts.http_response_headers {
+            self.http.response_header_timeout = Duration::from_secs(t.max(1) as u64);
+        }
+        if let Some(t) = ig.timeouts.http_total {
+            self.http.total_timeout = (t > 0).then(|| Duration::from_secs(t as u64));
+        }
+        // A proxy given without a scheme is an http:// one.
+        let with_scheme = |p: &Option<String>| {
+            p.as_ref().map(|p| {
+                if p.contains("://") || p.is_empty() {
+                    p.clone()
+                } else {
+                    format!("http://{p}")
+                }
+            })
+        };
+        self.http.proxy = proxy::ProxyConfig {
+            http: with_scheme(&ig.proxy.http_proxy),
+            https: with_scheme(&ig.proxy.https_proxy),
+            no_proxy: ig.proxy.no_proxy.clone(),
+        };
+    }
+
+    /// Trusts the certificates of PEM bundle `pem` too.
+    pub fn add_roots(&mut self, pem: &[u8]) -> Result<usize, String> {
+        let certs = http::parse_certs(pem);
+        if certs.is_empty() {
+            return Err("no PEM certificate found".into());
+        }
+        let n = certs.len();
+        let mut all = (*self.http.roots).clone();
+        all.extend(certs);
+        self.http.roots = Arc::new(all);
+        Ok(n)
+    }
+
+    /// The raw bytes at `url`.
+    pub fn fetch_url(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        compression: Option<&str>,
+    ) -> Result<Vec<u8>, String> {
+        let scheme = url.split(':').next().unwrap_or("");
+        match scheme {
+            "data" => {
+                crate::ignition::dataurl::decode(url).map_err(|e| format!("bad data URL: {e}"))
+            }
+            "http" | "https" => self.http.get(url, headers),
+            "tftp" => {
+                let u = url::Url::parse(url)?;
+                tftp::get(&u.host, u.port, &u.path, self.tftp_timeout, self.limit)
+            }
+            "s3" | "arn" | "gs" => {
+                if scheme != "gs" && compression.is_some_and(|c| !c.is_empty()) {
+                    return Err("compression is not supported with that scheme".into());
+                }
+                let https = self.endpoints.https_url(url)?;
+                self.http
+                    .get(&https, &[])
+                    .map_err(|e| cloud::explain(url, e))
+            }
+            _ => Err(format!("unsupported URL scheme {scheme:?}")),
+        }
+    }
+
+    /// The contents `r` describes: fetched, verified, decompressed.
+    pub fn fetch(&self, r: &Resource) -> Result<Vec<u8>, String> {
+        let Some(source) = r.source.as_deref() else {
+            return Err("no source".into());
+        };
+        let headers: Vec<(String, String)> = r
+            .http_headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone().unwrap_or_default()))
+            .collect();
+        let raw = self.fetch_url(source, &headers, r.compression.as_deref())?;
+        let data = match r.compression.as_deref() {
+            Some("gzip") => {
+                gunzip(&raw, self.limit).map_err(|e| format!("{}: {e}", redact(source)))?
+            }
+            _ => raw,
+        };
+        if let Some(hash) = &r.verification.hash {
+            verify(&data, hash).map_err(|e| format!("{}: {e}", redact(source)))?;
+        }
+        Ok(data)
+    }
+}
+
+impl Default for Fetcher {
+    fn default() -> Self {
+        Fetcher::new()
+    }
+}
+
+/// Decompresses gzip data, refusing more than `limit` bytes of output.
+pub fn gunzip(data: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut dec = flate2::read::MultiGzDecoder::new(data).take(limit + 1);
+    dec.read_to_end(&mut out)
+        .map_err(|e| format!("corrupt gzip data: {e}"))?;
+    if out.len() as u64 > limit {
+        return Err(format!("decompresses to more than the {limit}-byte limit"));
+    }
+    Ok(out)
+}
+
+/// Checks `data` against `sha512-<hex>` or `sha256-<hex>`.
+pub fn verify(data: &[u8], hash: &str) -> Result<(), String> {
+    let (function, want) = hash.split_once('-').ok_or("malformed hash specifier")?;
+    let got = match function {
+        "sha512" => hex(&sha2::Sha512::digest(data)),
+        "sha256" => hex(&sha2::Sha256::digest(data)),
+        _ => return Err(format!("unrecognized hash function {function:?}")),
+    };
+    if got.eq_ignore_ascii_case(want) {
+        Ok(())
+    } else {
+        Err(format!("{function} mismatch: expected {want}, got {got}"))
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verifies_and_decompresses() {
+        let sum = hex(&sha2::Sha256::digest(b"hello"));
+        assert!(verify(b"hello", &format!("sha256-{sum}")).is_ok());
+        assert!(
+            verify(b"hellO", &format!("sha256-{sum}"))
+                .unwrap_err()
+                .contains("mismatch")
+        );
+        let gz = crate::ignition::dataurl::gzip_best(&vec![b'a'; 10_000]);
+        assert_eq!(gunzip(&gz, 1 << 20).unwrap().len(), 10_000);
+        assert!(gunzip(&gz, 100).unwrap_err().contains("limit"));
+        assert!(gunzip(b"not gzip", 100).unwrap_err().contains("corrupt"));
+    }
+
+    #[test]
+    fn data_urls_need_no_network() {
+        let f = Fetcher::new();
+        let r = Resource {
+            source: Some("data:,hello%20world".into()),
+            ..Default::default()
+        };
+        assert_eq!(f.fetch(&r).unwrap(), b"hello world");
+    }
+}

@@ -1,0 +1,330 @@
+//! Config acquisition: find the user config (a file, the kernel command line, QEMU fw_cfg),
+//! read it whatever its form (Ignition 3.0–3.4 or Butane), merge base configs underneath, and
+//! resolve `ignition.config.replace` and `merge` recursively, depth first, as upstream does.
+
+use crate::fetch::{Fetcher, url::redact};
+use crate::ignition::{self, Config, merge::merge, types::Resource};
+use crate::tree::JsonPath;
+use std::path::{Path, PathBuf};
+
+/// Configs may reference configs this many levels deep.
+pub const MAX_DEPTH: usize = 10;
+
+/// Where the user config comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    File(PathBuf),
+    /// Look at the kernel command line, then QEMU fw_cfg.
+    Auto,
+}
+
+/// Where `Source::Auto` looks; overridable so that tests can stage them.
+#[derive(Debug, Clone)]
+pub struct Places {
+    pub cmdline: PathBuf,
+    pub fw_cfg: PathBuf,
+}
+
+impl Default for Places {
+    fn default() -> Self {
+        Places {
+            cmdline: std::env::var_os("FLINT_CMDLINE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| "/proc/cmdline".into()),
+            fw_cfg: std::env::var_os("FLINT_FW_CFG")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| "/sys/firmware/qemu_fw_cfg/by_name".into()),
+        }
+    }
+}
+
+/// fw_cfg entries Flatcar reads, in order.
+pub const FW_CFG_NAMES: &[&str] = &["opt/org.flatcar-linux/config", "opt/com.coreos/config"];
+
+/// Why acquisition failed, naming the entry and URL involved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcquireError {
+    pub path: Option<JsonPath>,
+    pub message: String,
+}
+
+impl std::fmt::Display for AcquireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{p}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+fn err(path: Option<JsonPath>, message: impl Into<String>) -> AcquireError {
+    AcquireError {
+        path,
+        message: message.into(),
+    }
+}
+
+/// The config URL on a kernel command line (the last of `ignition.config.url`,
+/// `flatcar.config.url`, `coreos.config.url`).
+pub fn cmdline_url(cmdline: &str) -> Option<String> {
+    cmdline.split_whitespace().rev().find_map(|arg| {
+        let (k, v) = arg.split_once('=')?;
+        matches!(
+            k,
+            "ignition.config.url" | "flatcar.config.url" | "coreos.config.url"
+        )
+        .then(|| v.to_string())
+    })
+}
+
+/// Reads a config of any supported form: Ignition 3.x JSON, or Butane YAML (translated; its
+/// `local` files are looked for in `files_dir`).
+pub fn parse_any(
+    bytes: &[u8],
+    name: &str,
+    files_dir: Option<&Path>,
+) -> Result<Config, AcquireError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let looks_json = first == Some(&b'{');
+    if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
+        let parsed = ignition::parse(bytes).map_err(|d| err(None, format!("{name}: {d}")))?;
+        let diags = ignition::check(bytes);
+        if let Some(e) = diags.iter().find(|d| d.is_error()) {
+            return Err(err(None, format!("{name}: invalid config: {e}")));
+        }
+        let mut config = parsed.config;
+        config.ignition.version = ignition::Version::NEWEST.to_string();
+        return Ok(config);
+    }
+    let outcome = crate::spec::translate(bytes, crate::spec::Options { files_dir });
+    match (outcome.config, outcome.failure) {
+        (Some(mut c), _) => {
+            c.ignition.version = ignition::Version::NEWEST.to_string();
+            Ok(c)
+        }
+        (None, failure) => {
+            let first = outcome.diagnostics.iter().find(|d| d.is_error());
+            let detail = first.map(|d| d.to_string()).or(failure).unwrap_or_default();
+            Err(err(
+                None,
+                format!("{name}: Butane translation failed: {detail}"),
+            ))
+        }
+    }
+}
+
+/// Reads the user config from `source`.
+pub fn user_config(
+    source: &Source,
+    places: &Places,
+    fetcher: &Fetcher,
+) -> Result<(Config, String), AcquireError> {
+    match source {
+        Source::File(p) => {
+            let bytes =
+                std::fs::read(p).map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
+            let name = p.display().to_string();
+            let beside = p.parent().map(|d| d.join("files")).filter(|d| d.is_dir());
+            Ok((parse_any(&bytes, &name, beside.as_deref())?, name))
+        }
+        Source::Auto => {
+            let cmdline = std::fs::read_to_string(&places.cmdline).unwrap_or_default();
+            if let Some(url) = cmdline_url(&cmdline) {
+                // Before any config is known, the first fetch gives up after two minutes.
+                let mut f = fetcher.clone();
+                f.http.total_timeout = Some(std::time::Duration::from_secs(120));
+                let bytes = f.fetch_url(&url, &[], None).map_err(|e| {
+                    err(
+                        None,
+                        format!("fetching the config from the kernel command line: {e}"),
+                    )
+                })?;
+                let name = redact(&url);
+                return Ok((parse_any(&bytes, &name, None)?, name));
+            }
+            for name in FW_CFG_NAMES {
+                let raw = places.fw_cfg.join(name).join("raw");
+                if let Ok(bytes) = std::fs::read(&raw) {
+                    let label = format!("fw_cfg {name}");
+                    return Ok((parse_any(&bytes, &label, None)?, label));
+                }
+            }
+            Err(err(
+                None,
+                format!(
+                    "no config found: no ignition.config.url on the kernel command line ({}) and no QEMU fw_cfg entry {} under {}",
+                    places.cmdline.display(),
+                    FW_CFG_NAMES.join(" or "),
+                    places.fw_cfg.display()
+                ),
+            ))
+        }
+    }
+}
+
+/// Base configs from `dir` (`*.ign`, in name order), merged in order.
+pub fn base_configs(dir: &Path) -> Result<Option<Config>, AcquireError> {
+    let mut names: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.filter_map(Result::ok).map(|e| e.path()).collect(),
+        Err(e) => {
+            return Err(err(
+                None,
+                format!("reading base configs in {}: {e}", dir.display()),
+            ));
+        }
+    };
+    names.retain(|p| p.extension().is_some_and(|e| e == "ign" || e == "bu"));
+    names.sort();
+    let mut acc: Option<Config> = None;
+    for p in names {
+        let bytes =
+            std::fs::read(&p).map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
+        let c = parse_any(&bytes, &p.display().to_string(), None)?;
+        acc = Some(match acc {
+            Some(a) => merge(a, c),
+            None => c,
+        });
+    }
+    Ok(acc)
+}
+
+/// Applies the config's TLS roots, timeouts and proxy to `fetcher`.
+fn configure(fetcher: &mut Fetcher, config: &Config, at: &JsonPath) -> Result<(), AcquireError> {
+    fetcher.configure(&config.ignition);
+    let cas = at
+        .key("ignition")
+        .key("security")
+        .key("tls")
+        .key("certificateAuthorities");
+    for (i, ca) in config
+        .ignition
+        .security
+        .tls
+        .certificate_authorities
+        .iter()
+        .enumerate()
+    {
+        let p = cas.index(i);
+        let pem = fetcher.fetch(ca).map_err(|e| err(Some(p.clone()), e))?;
+        fetcher.add_roots(&pem).map_err(|e| {
+            err(
+                Some(p),
+                format!("{}: {e}", redact(ca.source.as_deref().unwrap_or(""))),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Fetches and reads a referenced config.
+fn fetch_config(fetcher: &Fetcher, r: &Resource, at: &JsonPath) -> Result<Config, AcquireError> {
+    let src = r.source.as_deref().unwrap_or("");
+    let bytes = fetcher.fetch(r).map_err(|e| err(Some(at.clone()), e))?;
+    parse_any(&bytes, &redact(src), None).map_err(|e| err(Some(at.clone()), e.message))
+}
+
+/// Resolves `replace` and `merge` references of `config`, depth first. `chain` holds the
+/// sources being resolved above this config, to detect a config that references itself.
+pub fn render(
+    config: Config,
+    fetcher: &Fetcher,
+    at: &JsonPath,
+    chain: &mut Vec<String>,
+) -> Result<(Config, Fetcher), AcquireError> {
+    if chain.len() > MAX_DEPTH {
+        return Err(err(
+            Some(at.clone()),
+            format!("configs reference configs more than {MAX_DEPTH} levels deep"),
+        ));
+    }
+    let mut f = fetcher.clone();
+    configure(&mut f, &config, at)?;
+    let refs = at.key("ignition").key("config");
+    let replace = &config.ignition.config.replace;
+    if let Some(src) = replace.source.as_deref().filter(|s| !s.is_empty()) {
+        let p = refs.key("replace");
+        let child = with_cycle_check(chain, src, &p, |chain| {
+            let child = fetch_config(&f, replace, &p)?;
+            render(child, &f, &p, chain)
+        })?;
+        return Ok(child);
+    }
+    let mut acc = config.clone();
+    for (i, m) in config.ignition.config.merge.iter().enumerate() {
+        let p = refs.key("merge").index(i);
+        let src = m.source.as_deref().unwrap_or("");
+        let (rendered, _) = with_cycle_check(chain, src, &p, |chain| {
+            let child = fetch_config(&f, m, &p)?;
+            // The child's own references are fetched with the settings merged so far.
+            let mut cf = f.clone();
+            configure(&mut cf, &merge(acc.clone(), child.clone()), &p)?;
+            render(child, &cf, &p, chain)
+        })?;
+        acc = merge(acc, rendered);
+    }
+    let mut fin = fetcher.clone();
+    configure(&mut fin, &acc, &JsonPath::root())?;
+    Ok((acc, fin))
+}
+
+fn with_cycle_check<T>(
+    chain: &mut Vec<String>,
+    src: &str,
+    at: &JsonPath,
+    body: impl FnOnce(&mut Vec<String>) -> Result<T, AcquireError>,
+) -> Result<T, AcquireError> {
+    if chain.iter().any(|s| s == src) {
+        let mut cycle: Vec<String> = chain.iter().map(|s| redact(s)).collect();
+        cycle.push(redact(src));
+        return Err(err(
+            Some(at.clone()),
+            format!("config reference cycle: {}", cycle.join(" -> ")),
+        ));
+    }
+    chain.push(src.to_string());
+    let r = body(chain);
+    chain.pop();
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_kernel_command_line() {
+        assert_eq!(
+            cmdline_url("quiet ignition.config.url=http://a/b.ign flatcar.first_boot=1"),
+            Some("http://a/b.ign".into())
+        );
+        assert_eq!(
+            cmdline_url("coreos.config.url=http://x flatcar.config.url=http://y"),
+            Some("http://y".into())
+        );
+        assert_eq!(cmdline_url("root=/dev/sda"), None);
+    }
+
+    #[test]
+    fn renders_merges_and_detects_cycles() {
+        let child = r#"{"ignition":{"version":"3.1.0"},"storage":{"files":[{"path":"/b"}]}}"#;
+        let url = format!(
+            "data:,{}",
+            crate::ignition::dataurl::percent_encode(child.as_bytes())
+        );
+        let parent = format!(
+            r#"{{"ignition":{{"version":"3.4.0","config":{{"merge":[{{"source":"{url}"}}]}}}},"storage":{{"files":[{{"path":"/a"}}]}}}}"#
+        );
+        let cfg = parse_any(parent.as_bytes(), "p.ign", None).unwrap();
+        let (out, _) = render(cfg, &Fetcher::new(), &JsonPath::root(), &mut Vec::new()).unwrap();
+        let paths: Vec<&str> = out.storage.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["/a", "/b"]);
+
+        let mut chain = vec![url.clone()];
+        let cfg = parse_any(parent.as_bytes(), "p.ign", None).unwrap();
+        let Err(e) = render(cfg, &Fetcher::new(), &JsonPath::root(), &mut chain) else {
+            panic!("a cycle must be refused");
+        };
+        assert!(e.message.contains("cycle"), "{e}");
+        assert_eq!(e.path.unwrap().to_string(), "$.ignition.config.merge.0");
+    }
+}

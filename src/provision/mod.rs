@@ -1,0 +1,211 @@
+//! The first-boot provisioner: stages run in Ignition's order, each planning its actions,
+//! then (for `apply`) executing and verifying them. The first stage fetches the final config
+//! and every resource it refers to, so that nothing is touched before all of it is in hand.
+
+pub mod acquire;
+pub mod resources;
+
+use crate::fetch::Fetcher;
+use crate::ignition::Config;
+use crate::tree::JsonPath;
+use acquire::{Places, Source};
+use resources::Fetched;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The stages, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Stage {
+    Fetch,
+    Kargs,
+    Disks,
+    Mount,
+    Files,
+    Umount,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Fetch => "fetch",
+            Stage::Kargs => "kargs",
+            Stage::Disks => "disks",
+            Stage::Mount => "mount",
+            Stage::Files => "files",
+            Stage::Umount => "umount",
+        }
+    }
+}
+
+/// What to provision, from where, and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub source: Source,
+    pub places: Places,
+    pub base_dir: Option<PathBuf>,
+    pub cache: Option<PathBuf>,
+    pub root: PathBuf,
+}
+
+/// A stage failed: which stage, which entry, what went wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageError {
+    pub stage: Stage,
+    pub path: Option<JsonPath>,
+    pub message: String,
+}
+
+impl std::fmt::Display for StageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} stage failed", self.stage.name())?;
+        if let Some(p) = &self.path {
+            write!(f, " at {p}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The fetch stage's result: the final config and every resource's bytes.
+pub struct Acquired {
+    pub config: Config,
+    pub fetched: Fetched,
+    pub fetcher: Fetcher,
+    /// Where the user config came from (for messages).
+    pub origin: String,
+    pub took: Duration,
+}
+
+fn fail(path: Option<JsonPath>, message: impl Into<String>) -> StageError {
+    StageError {
+        stage: Stage::Fetch,
+        path,
+        message: message.into(),
+    }
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file in the same directory, renamed).
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.flint-{}", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(&tmp)?;
+    let r = f.write_all(bytes).and_then(|_| f.sync_all());
+    if let Err(e) = r {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// The fetch stage: the user config (or the cached one), base configs underneath, references
+/// resolved, every resource fetched and verified. With a cache path, the rendered config is
+/// written there (CA sources as data URLs), and read from there when it exists.
+pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
+    let start = Instant::now();
+    let fetcher = Fetcher::new();
+    let cached = opts.cache.as_ref().filter(|c| c.exists());
+    let (config, fetcher, origin) = if let Some(cache) = cached {
+        let bytes = std::fs::read(cache).map_err(|e| {
+            fail(
+                None,
+                format!("reading the config cache {}: {e}", cache.display()),
+            )
+        })?;
+        let config = crate::ignition::parse(&bytes)
+            .map_err(|d| fail(None, format!("config cache {}: {d}", cache.display())))?
+            .config;
+        let (config, fetcher) =
+            acquire::render(config, &fetcher, &JsonPath::root(), &mut Vec::new())
+                .map_err(|e| fail(e.path, e.message))?;
+        (config, fetcher, format!("cache {}", cache.display()))
+    } else {
+        let (user, origin) = acquire::user_config(&opts.source, &opts.places, &fetcher)
+            .map_err(|e| fail(e.path, e.message))?;
+        let base = match &opts.base_dir {
+            Some(d) => acquire::base_configs(d).map_err(|e| fail(e.path, e.message))?,
+            None => None,
+        };
+        let (user, _) = acquire::render(user, &fetcher, &JsonPath::root(), &mut Vec::new())
+            .map_err(|e| fail(e.path, e.message))?;
+        let full = match base {
+            Some(b) => crate::ignition::merge::merge(b, user),
+            None => user,
+        };
+        let (full, fetcher) = acquire::render(
+            strip_references(full),
+            &fetcher,
+            &JsonPath::root(),
+            &mut Vec::new(),
+        )
+        .map_err(|e| fail(e.path, e.message))?;
+        (full, fetcher, origin)
+    };
+    let issues = crate::ignition::validate::validate(&config, crate::ignition::Version::NEWEST);
+    if let Some(e) = issues
+        .iter()
+        .find(|i| i.severity == crate::diag::Severity::Error)
+    {
+        return Err(fail(
+            Some(e.path.clone()),
+            format!("the final config is invalid: {}", e.message),
+        ));
+    }
+    let fetched = resources::fetch_all(&config, &fetcher).map_err(|e| {
+        fail(
+            Some(e.path.clone()),
+            format!("fetching {}: {}", e.url, e.message),
+        )
+    })?;
+    if let Some(cache) = opts.cache.as_ref().filter(|c| !c.exists()) {
+        let json = crate::json::to_vec(&cache_form(&config, &fetcher), false);
+        write_atomic(cache, &json, 0o640).map_err(|e| {
+            fail(
+                None,
+                format!("writing the config cache {}: {e}", cache.display()),
+            )
+        })?;
+    }
+    Ok(Acquired {
+        config,
+        fetched,
+        fetcher,
+        origin,
+        took: start.elapsed(),
+    })
+}
+
+/// References were resolved already; what remains in the config must not be fetched again.
+fn strip_references(mut c: Config) -> Config {
+    c.ignition.config = Default::default();
+    c
+}
+
+/// The config as cached for later stages: CA sources inlined as data URLs so that a later
+/// stage needs no network to trust them.
+fn cache_form(config: &Config, fetcher: &Fetcher) -> Config {
+    let mut c = config.clone();
+    for ca in &mut c.ignition.security.tls.certificate_authorities {
+        if let Ok(pem) = fetcher.fetch(ca) {
+            ca.source = Some(format!(
+                "data:;base64,{}",
+                base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &pem)
+            ));
+            ca.compression = None;
+            ca.http_headers.clear();
+            ca.verification = Default::default();
+        }
+    }
+    c
+}
