@@ -7,7 +7,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 # Debian packages the tests use, by the command that shows they are there.
 need=()
-for pair in python3:python3 awk:gawk bash:bash; do
+for pair in python3:python3 awk:gawk bash:bash /usr/sbin/in.tftpd:tftpd-hpa; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

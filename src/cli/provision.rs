@@ -55,6 +55,7 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         base_dir: args.base_dir.clone(),
         cache: args.config_cache.clone(),
         root: args.root.clone(),
+        fetch: crate::fetch::Settings::from_env(),
     };
     let stages: Vec<Stage> = match args.stage {
         Some(s) => vec![s],

@@ -178,13 +178,15 @@ impl HttpClient {
             Err(e) => {
                 let msg = format!("GET {}: {e}", redact(url));
                 // A certificate problem does not go away by asking again.
-                return Err(
-                    if matches!(e, ureq::Error::Tls(_) | ureq::Error::Rustls(_)) {
-                        Attempt::Fail(msg)
-                    } else {
-                        Attempt::Retry(msg)
-                    },
-                );
+                let text = e.to_string().to_ascii_lowercase();
+                let tls = matches!(e, ureq::Error::Tls(_) | ureq::Error::Rustls(_))
+                    || text.contains("certificate")
+                    || text.contains("tls");
+                return Err(if tls {
+                    Attempt::Fail(msg)
+                } else {
+                    Attempt::Retry(msg)
+                });
             }
         };
         let status = resp.status().as_u16();

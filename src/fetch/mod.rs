@@ -19,6 +19,36 @@ use url::redact;
 /// Default largest resource, fetched or decompressed.
 pub const DEFAULT_LIMIT: u64 = 1 << 30;
 
+/// Settings that come from the environment rather than the config.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub endpoints: cloud::Endpoints,
+    /// Largest resource accepted, fetched or decompressed.
+    pub limit: u64,
+}
+
+impl Settings {
+    /// From `FLINT_S3_ENDPOINT`, `FLINT_GS_ENDPOINT` and `FLINT_MAX_RESOURCE_BYTES`.
+    pub fn from_env() -> Settings {
+        Settings {
+            endpoints: cloud::Endpoints::from_env(),
+            limit: std::env::var("FLINT_MAX_RESOURCE_BYTES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(DEFAULT_LIMIT),
+        }
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            endpoints: cloud::Endpoints::default(),
+            limit: DEFAULT_LIMIT,
+        }
+    }
+}
+
 /// Fetches resources with the settings of a config's `ignition` section.
 #[derive(Clone)]
 pub struct Fetcher {
@@ -32,18 +62,22 @@ impl Fetcher {
     /// A fetcher with Ignition's defaults (10 s response headers, no total timeout, no
     /// proxy, the system's roots).
     pub fn new() -> Fetcher {
+        Fetcher::with(Settings::default())
+    }
+
+    pub fn with(settings: Settings) -> Fetcher {
         Fetcher {
             http: HttpClient {
                 response_header_timeout: Duration::from_secs(10),
                 total_timeout: None,
                 proxy: proxy::ProxyConfig::default(),
                 roots: Arc::new(http::system_roots()),
-                limit: DEFAULT_LIMIT,
+                limit: settings.limit,
                 user_agent: format!("Ignition/flint-{}", env!("CARGO_PKG_VERSION")),
             },
-            endpoints: cloud::Endpoints::from_env(),
+            endpoints: settings.endpoints,
             tftp_timeout: Duration::from_secs(2),
-            limit: DEFAULT_LIMIT,
+            limit: settings.limit,
         }
     }
 
@@ -117,6 +151,12 @@ impl Fetcher {
 
     /// The contents `r` describes: fetched, verified, decompressed.
     pub fn fetch(&self, r: &Resource) -> Result<Vec<u8>, String> {
+        let raw = self.fetch_raw(r)?;
+        self.finish(r, raw)
+    }
+
+    /// The bytes at `r`'s source, as served.
+    pub fn fetch_raw(&self, r: &Resource) -> Result<Vec<u8>, String> {
         let Some(source) = r.source.as_deref() else {
             return Err("no source".into());
         };
@@ -125,7 +165,13 @@ impl Fetcher {
             .iter()
             .map(|h| (h.name.clone(), h.value.clone().unwrap_or_default()))
             .collect();
-        let raw = self.fetch_url(source, &headers, r.compression.as_deref())?;
+        self.fetch_url(source, &headers, r.compression.as_deref())
+    }
+
+    /// Decompresses (`compression`) and verifies (`verification.hash`, of the decompressed
+    /// data) what [`Fetcher::fetch_raw`] got for `r`.
+    pub fn finish(&self, r: &Resource, raw: Vec<u8>) -> Result<Vec<u8>, String> {
+        let source = r.source.as_deref().unwrap_or("");
         let data = match r.compression.as_deref() {
             Some("gzip") => {
                 gunzip(&raw, self.limit).map_err(|e| format!("{}: {e}", redact(source)))?

@@ -45,6 +45,7 @@ pub struct Options {
     pub base_dir: Option<PathBuf>,
     pub cache: Option<PathBuf>,
     pub root: PathBuf,
+    pub fetch: crate::fetch::Settings,
 }
 
 /// A stage failed: which stage, which entry, what went wrong.
@@ -114,7 +115,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()>
 /// written there (CA sources as data URLs), and read from there when it exists.
 pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
     let start = Instant::now();
-    let fetcher = Fetcher::new();
+    let fetcher = Fetcher::with(opts.fetch.clone());
     let cached = opts.cache.as_ref().filter(|c| c.exists());
     let (config, fetcher, origin) = if let Some(cache) = cached {
         let bytes = std::fs::read(cache).map_err(|e| {

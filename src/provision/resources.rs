@@ -70,8 +70,8 @@ pub fn resources(config: &Config) -> Vec<(JsonPath, &Resource)> {
     out
 }
 
-/// Identity of a fetch: the same source with the same headers, compression and hash gives
-/// the same bytes.
+/// Identity of a download: the same source asked with the same headers gives the same
+/// bytes (each entry then decompresses and verifies them its own way).
 fn fetch_key(r: &Resource) -> String {
     let headers: Vec<String> = r
         .http_headers
@@ -79,11 +79,9 @@ fn fetch_key(r: &Resource) -> String {
         .map(|h| format!("{}={}", h.name, h.value.as_deref().unwrap_or("")))
         .collect();
     format!(
-        "{}\n{}\n{}\n{}",
+        "{}\n{}",
         r.source.as_deref().unwrap_or(""),
-        headers.join("\n"),
-        r.compression.as_deref().unwrap_or(""),
-        r.verification.hash.as_deref().unwrap_or("")
+        headers.join("\n")
     )
 }
 
@@ -112,7 +110,7 @@ pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchErr
                     let Some((k, r, _)) = unique.get(i) else {
                         break;
                     };
-                    let res = fetcher.fetch(r).map(Arc::new);
+                    let res = fetcher.fetch_raw(r).map(Arc::new);
                     results
                         .lock()
                         .expect("no worker panics holding it")
@@ -125,17 +123,20 @@ pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchErr
     let mut fetched = Fetched::default();
     for (p, r) in list {
         let url = redact(r.source.as_deref().unwrap_or(""));
-        match &results[&fetch_key(r)] {
+        let done = results[&fetch_key(r)]
+            .clone()
+            .and_then(|raw| fetcher.finish(r, Arc::unwrap_or_clone(raw)));
+        match done {
             Ok(data) => fetched.items.push(FetchedResource {
                 path: p,
                 url,
-                data: data.clone(),
+                data: Arc::new(data),
             }),
-            Err(e) => {
+            Err(message) => {
                 return Err(FetchError {
                     path: p,
                     url,
-                    message: e.clone(),
+                    message,
                 });
             }
         }
