@@ -58,6 +58,14 @@ pub enum Flavor {
     Yaml,
 }
 
+impl Unused {
+    /// The "unused key" warning, placed at `pos`.
+    pub fn warning(self, pos: crate::tree::LineCol) -> crate::diag::Diagnostic {
+        let name = self.path.last_key().unwrap_or_default().to_string();
+        crate::diag::Diagnostic::warning(Some(self.path), Some(pos), format!("unused key {name}"))
+    }
+}
+
 /// Deserializes `T` from a JSON tree, returning it with the keys it did not use.
 pub fn from_node<T: DeserializeOwned>(
     node: &Node,

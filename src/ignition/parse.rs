@@ -68,12 +68,8 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
     let warnings = unused
         .into_iter()
         .map(|u| {
-            let name = u.path.last_key().unwrap_or_default().to_string();
-            Diagnostic::warning(
-                Some(u.path),
-                Some(src.locate(u.offset)),
-                format!("unused key {name}"),
-            )
+            let pos = src.locate(u.offset);
+            u.warning(pos)
         })
         .collect();
     Ok(Parsed {

@@ -192,12 +192,8 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     let mut diagnostics: Vec<Diagnostic> = unused
         .into_iter()
         .map(|u| {
-            let name = u.path.last_key().unwrap_or_default().to_string();
-            Diagnostic::warning(
-                Some(u.path),
-                Some(src.locate_chars(u.offset)),
-                format!("unused key {name}"),
-            )
+            let pos = src.locate_chars(u.offset);
+            u.warning(pos)
         })
         .collect();
 
