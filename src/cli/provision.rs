@@ -59,42 +59,77 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     };
     let stages: Vec<Stage> = match args.stage {
         Some(s) => vec![s],
-        None => vec![Stage::Fetch],
+        None => vec![Stage::Fetch, Stage::Files],
     };
-    if let Some(s) = stages.iter().find(|s| **s != Stage::Fetch) {
+    if let Some(s) = stages
+        .iter()
+        .find(|s| !matches!(s, Stage::Fetch | Stage::Files))
+    {
         eprintln!("error: the {} stage is not implemented yet", s.name());
         return 2;
     }
-    match provision::fetch_stage(&opts) {
-        Ok(acq) => {
-            if args.format == Format::Human {
-                eprintln!(
-                    "fetch: config from {}, {} resources ({} bytes) fetched and verified in {:.2} s",
-                    acq.origin,
-                    acq.fetched.items.len(),
-                    acq.fetched.total_bytes(),
-                    acq.took.as_secs_f64()
-                );
-                if apply {
-                    println!("apply: 0 changes");
-                }
-            }
-            0
-        }
+    let report = |e: &provision::StageError| match args.format {
+        Format::Human => eprintln!("error: {e}"),
+        Format::Json => println!(
+            "{}",
+            serde_json::json!({
+                "stage": e.stage.name(),
+                "action": "fail",
+                "path": e.path.as_ref().map(|p| p.to_string()),
+                "message": e.message,
+            })
+        ),
+    };
+    let acq = match provision::fetch_stage(&opts) {
+        Ok(a) => a,
         Err(e) => {
-            match args.format {
-                Format::Human => eprintln!("error: {e}"),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::json!({
-                        "stage": e.stage.name(),
-                        "action": "fail",
-                        "path": e.path.as_ref().map(|p| p.to_string()),
-                        "message": e.message,
-                    })
-                ),
+            report(&e);
+            return 1;
+        }
+    };
+    if args.format == Format::Human {
+        eprintln!(
+            "fetch: config from {}, {} resources ({} bytes) fetched and verified in {:.2} s",
+            acq.origin,
+            acq.fetched.items.len(),
+            acq.fetched.total_bytes(),
+            acq.took.as_secs_f64()
+        );
+    }
+    let mut changes = 0;
+    if stages.contains(&Stage::Files) {
+        match provision::files_stage(&acq, &opts.root, apply) {
+            Ok(actions) => {
+                for a in &actions {
+                    match args.format {
+                        Format::Human if apply => println!("{}", a.text),
+                        Format::Human => println!("would {}", a.text),
+                        Format::Json => println!(
+                            "{}",
+                            serde_json::json!({
+                                "stage": "files",
+                                "action": a.kind,
+                                "path": a.path,
+                                "entry": a.entry.to_string(),
+                                "detail": a.text,
+                            })
+                        ),
+                    }
+                }
+                changes += actions.len();
             }
-            1
+            Err(e) => {
+                report(&e);
+                return 1;
+            }
         }
     }
+    if apply && args.format == Format::Human {
+        if changes == 0 {
+            println!("apply: nothing to change");
+        } else {
+            println!("apply: {changes} changes");
+        }
+    }
+    0
 }

@@ -3,7 +3,11 @@
 //! and every resource it refers to, so that nothing is touched before all of it is in hand.
 
 pub mod acquire;
+pub mod files;
+pub mod owners;
+pub mod passwd;
 pub mod resources;
+pub mod root;
 
 use crate::fetch::Fetcher;
 use crate::ignition::Config;
@@ -209,4 +213,69 @@ fn cache_form(config: &Config, fetcher: &Fetcher) -> Config {
         }
     }
     c
+}
+
+/// A planned change, for output.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub kind: String,
+    pub entry: JsonPath,
+    pub path: String,
+    pub text: String,
+}
+
+/// The files stage: users and groups, then files, directories and links, then units. Plans,
+/// and with `apply` carries out the plan and checks that planning again finds nothing to do.
+pub fn files_stage(acq: &Acquired, root: &Path, apply: bool) -> Result<Vec<Planned>, StageError> {
+    let r = root::Root {
+        dir: root.to_path_buf(),
+    };
+    let fail = |e: files::EntryError| StageError {
+        stage: Stage::Files,
+        path: Some(e.entry),
+        message: e.message,
+    };
+    let plan = |apply: bool| -> Result<Vec<Planned>, StageError> {
+        let mut out: Vec<Planned> = passwd::run(&acq.config, &r, apply)
+            .map_err(fail)?
+            .into_iter()
+            .map(|c| Planned {
+                kind: if c.keys.is_some() {
+                    "write-ssh-keys".into()
+                } else {
+                    "passwd".into()
+                },
+                path: c.entry.to_string(),
+                entry: c.entry,
+                text: c.what,
+            })
+            .collect();
+        // Names are looked up after users and groups exist (or would, when planning).
+        let owners = owners::Owners::read(root).with_planned(&acq.config);
+        let mut actions =
+            files::run(&acq.config, &acq.fetched, &r, &owners, apply).map_err(fail)?;
+        actions.extend(files::run_units(&acq.config, &r, apply).map_err(fail)?);
+        out.extend(actions.into_iter().map(|a| Planned {
+            kind: a.kind().into(),
+            text: a.describe(&owners),
+            path: a.path,
+            entry: a.entry,
+        }));
+        Ok(out)
+    };
+    let actions = plan(apply)?;
+    if apply {
+        let left = plan(false)?;
+        if let Some(a) = left.first() {
+            return Err(StageError {
+                stage: Stage::Files,
+                path: Some(a.entry.clone()),
+                message: format!(
+                    "not in the desired state after apply: would still {}",
+                    a.text
+                ),
+            });
+        }
+    }
+    Ok(actions)
 }

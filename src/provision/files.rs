@@ -1,0 +1,762 @@
+//! The files stage for files, directories and links: for each entry, observe what the root
+//! holds, decide what must change, and (when applying) change it and check the result.
+//! Entries run parents first (by depth), hard links last, as upstream orders them.
+//!
+//! Where upstream would fail on a re-run (contents over an existing file without
+//! `overwrite`), an entry whose desired state is already there is left alone: a second apply
+//! of the same config changes nothing.
+
+use super::owners::Owners;
+use super::resources::Fetched;
+use super::root::Root;
+use crate::ignition::types::{Config, NodeGroup, NodeUser};
+use crate::tree::JsonPath;
+use std::collections::HashSet;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// One change, described for `plan` and carried out by `apply`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    pub entry: JsonPath,
+    /// The path inside the root.
+    pub path: String,
+    pub change: Change,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    CreateParent,
+    /// Writes (creating or replacing) a regular file.
+    WriteFile {
+        data: Vec<u8>,
+        mode: u32,
+        uid: u32,
+        gid: u32,
+        replace: bool,
+    },
+    /// Changes mode or owner of what is there.
+    SetAttrs {
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+    },
+    CreateDir {
+        mode: u32,
+        uid: u32,
+        gid: u32,
+        replace: bool,
+    },
+    Symlink {
+        target: String,
+        uid: u32,
+        gid: u32,
+        replace: bool,
+    },
+    Hardlink {
+        target: String,
+        replace: bool,
+    },
+    Remove,
+}
+
+impl Action {
+    fn owner(owners: &Owners, uid: u32, gid: u32) -> String {
+        format!("{}:{}", owners.user_name(uid), owners.group_name(gid))
+    }
+
+    /// The plan line: "create file /etc/hostname (5 bytes, 0644, root:root)".
+    pub fn describe(&self, owners: &Owners) -> String {
+        let p = &self.path;
+        match &self.change {
+            Change::CreateParent => format!("create directory {p} (0755, root:root)"),
+            Change::WriteFile {
+                data,
+                mode,
+                uid,
+                gid,
+                replace,
+            } => format!(
+                "{} file {p} ({} bytes, {mode:04o}, {})",
+                if *replace { "replace" } else { "create" },
+                data.len(),
+                Self::owner(owners, *uid, *gid)
+            ),
+            Change::SetAttrs { mode, uid, gid } => {
+                let mut parts = Vec::new();
+                if let Some(m) = mode {
+                    parts.push(format!("mode {m:04o}"));
+                }
+                if uid.is_some() || gid.is_some() {
+                    let u = uid.map_or("-".into(), |u| owners.user_name(u));
+                    let g = gid.map_or("-".into(), |g| owners.group_name(g));
+                    parts.push(format!("owner {u}:{g}"));
+                }
+                format!("set {} of {p}", parts.join(", "))
+            }
+            Change::CreateDir {
+                mode,
+                uid,
+                gid,
+                replace,
+            } => format!(
+                "{} directory {p} ({mode:04o}, {})",
+                if *replace { "replace" } else { "create" },
+                Self::owner(owners, *uid, *gid)
+            ),
+            Change::Symlink {
+                target, replace, ..
+            } => format!(
+                "{} symlink {p} -> {target}",
+                if *replace { "replace" } else { "create" }
+            ),
+            Change::Hardlink { target, replace } => format!(
+                "{} hard link {p} => {target}",
+                if *replace { "replace" } else { "create" }
+            ),
+            Change::Remove => format!("remove {p}"),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self.change {
+            Change::CreateParent => "create-directory",
+            Change::WriteFile { .. } => "write-file",
+            Change::SetAttrs { .. } => "set-attributes",
+            Change::CreateDir { .. } => "create-directory",
+            Change::Symlink { .. } => "create-symlink",
+            Change::Hardlink { .. } => "create-hardlink",
+            Change::Remove => "remove",
+        }
+    }
+}
+
+/// A failure of one entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryError {
+    pub entry: JsonPath,
+    pub message: String,
+}
+
+enum Kind {
+    None,
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+fn observe(host: &Path) -> (Kind, Option<std::fs::Metadata>) {
+    match std::fs::symlink_metadata(host) {
+        Err(_) => (Kind::None, None),
+        Ok(m) => {
+            let ft = m.file_type();
+            let k = if ft.is_symlink() {
+                Kind::Symlink
+            } else if ft.is_dir() {
+                Kind::Dir
+            } else if ft.is_file() {
+                Kind::File
+            } else {
+                Kind::Other
+            };
+            (k, Some(m))
+        }
+    }
+}
+
+/// Special bits are dropped for every spec this implementation reads (older than 3.6.0).
+fn mask(mode: i64) -> u32 {
+    (mode as u32) & 0o777
+}
+
+fn ids(
+    owners: &Owners,
+    user: &NodeUser,
+    group: &NodeGroup,
+) -> Result<(Option<u32>, Option<u32>), String> {
+    let uid = match (&user.id, &user.name) {
+        (Some(id), _) => Some(*id as u32),
+        (None, Some(n)) if !n.is_empty() => Some(owners.uid(n)?),
+        _ => None,
+    };
+    let gid = match (&group.id, &group.name) {
+        (Some(id), _) => Some(*id as u32),
+        (None, Some(n)) if !n.is_empty() => Some(owners.gid(n)?),
+        _ => None,
+    };
+    Ok((uid, gid))
+}
+
+/// The files stage's entries in the order they run.
+fn ordered(cfg: &Config) -> Vec<(usize, JsonPath, String)> {
+    let st = JsonPath::root().key("storage");
+    let mut v: Vec<(usize, JsonPath, String, bool)> = Vec::new();
+    for (i, d) in cfg.storage.directories.iter().enumerate() {
+        v.push((0, st.key("directories").index(i), d.path.clone(), false));
+    }
+    for (i, f) in cfg.storage.files.iter().enumerate() {
+        v.push((1, st.key("files").index(i), f.path.clone(), false));
+    }
+    for (i, l) in cfg.storage.links.iter().enumerate() {
+        v.push((
+            2,
+            st.key("links").index(i),
+            l.path.clone(),
+            l.hard == Some(true),
+        ));
+    }
+    let depth = |p: &str| p.split('/').filter(|s| !s.is_empty()).count();
+    v.sort_by_key(|(_, _, p, hard)| (*hard, depth(p)));
+    v.into_iter().map(|(k, j, p, _)| (k, j, p)).collect()
+}
+
+/// Plans (and with `apply`, carries out) the files, directories and links of `cfg`.
+pub fn run(
+    cfg: &Config,
+    fetched: &Fetched,
+    root: &Root,
+    owners: &Owners,
+    apply: bool,
+) -> Result<Vec<Action>, EntryError> {
+    let mut planned_dirs: HashSet<String> = HashSet::new();
+    let mut actions = Vec::new();
+    for (kind, entry, path) in ordered(cfg) {
+        let fail = |message: String| EntryError {
+            entry: entry.clone(),
+            message,
+        };
+        let r = root.resolve(&path).map_err(fail)?;
+        let mut entry_actions = Vec::new();
+        for m in &r.missing {
+            if planned_dirs.insert(m.clone()) {
+                entry_actions.push(Action {
+                    entry: entry.clone(),
+                    path: m.clone(),
+                    change: Change::CreateParent,
+                });
+            }
+        }
+        let idx = match entry.segs().last() {
+            Some(crate::tree::Seg::Index(i)) => *i,
+            _ => 0,
+        };
+        let change = match kind {
+            0 => plan_dir(cfg, idx, &r.host, owners, &planned_dirs).map_err(fail)?,
+            1 => plan_file(cfg, idx, &entry, fetched, &r.host, owners).map_err(fail)?,
+            _ => {
+                plan_link(cfg, idx, &r.host, &r.inner, root, owners, &planned_dirs).map_err(fail)?
+            }
+        };
+        if let Some(c) = change {
+            // Later entries may stand in or point at what earlier ones create.
+            planned_dirs.insert(r.inner.clone());
+            entry_actions.push(Action {
+                entry: entry.clone(),
+                path: r.inner.clone(),
+                change: c,
+            });
+        }
+        if apply {
+            for a in &entry_actions {
+                execute(a, root).map_err(|e| fail(format!("{}: {e}", a.path)))?;
+            }
+        }
+        actions.extend(entry_actions);
+    }
+    Ok(actions)
+}
+
+fn plan_file(
+    cfg: &Config,
+    i: usize,
+    entry: &JsonPath,
+    fetched: &Fetched,
+    host: &Path,
+    owners: &Owners,
+) -> Result<Option<Change>, String> {
+    let f = &cfg.storage.files[i];
+    let base = fetched.get(&entry.key("contents")).map(|d| d.to_vec());
+    let mut appends = Vec::new();
+    for j in 0..f.append.len() {
+        if let Some(d) = fetched.get(&entry.key("append").index(j)) {
+            appends.extend_from_slice(d);
+        }
+    }
+    let overwrite = f.overwrite == Some(true);
+    let (uid, gid) = ids(owners, &f.user, &f.group)?;
+    let mode = f.mode.map(mask);
+    let (kind, meta) = observe(host);
+    let create = |data: Vec<u8>, replace: bool| Change::WriteFile {
+        data,
+        mode: mode.unwrap_or(0o644),
+        uid: uid.unwrap_or(0),
+        gid: gid.unwrap_or(0),
+        replace,
+    };
+    match kind {
+        Kind::None => Ok(Some(create(
+            [base.unwrap_or_default(), appends].concat(),
+            false,
+        ))),
+        Kind::Dir | Kind::Symlink | Kind::Other => {
+            if overwrite {
+                Ok(Some(create(
+                    [base.unwrap_or_default(), appends].concat(),
+                    true,
+                )))
+            } else {
+                Err("a non-regular file is in the way; set overwrite to replace it".into())
+            }
+        }
+        Kind::File => {
+            let meta = meta.expect("observed");
+            let current = std::fs::read(host).map_err(|e| e.to_string())?;
+            let cur_mode = meta.permissions().mode() & 0o7777;
+            let (cur_uid, cur_gid) = (meta.uid(), meta.gid());
+            let want = match &base {
+                Some(b) => Some([b.clone(), appends.clone()].concat()),
+                None if !appends.is_empty() && !current.ends_with(&appends) => {
+                    Some([current.clone(), appends.clone()].concat())
+                }
+                None => None,
+            };
+            match want {
+                // Already as desired (contents, mode, owner): nothing to do.
+                Some(w) if w == current => {}
+                Some(w) if base.is_none() => {
+                    // Appending keeps the file's mode and owner unless the entry sets them.
+                    return Ok(Some(Change::WriteFile {
+                        data: w,
+                        mode: mode.unwrap_or(cur_mode),
+                        uid: uid.unwrap_or(cur_uid),
+                        gid: gid.unwrap_or(cur_gid),
+                        replace: true,
+                    }));
+                }
+                Some(w) if overwrite => return Ok(Some(create(w, true))),
+                Some(_) => return Err("file exists; set overwrite to replace it".into()),
+                None => {}
+            }
+            let replaced_defaults = base.is_some() && overwrite;
+            let want_mode = mode.or(replaced_defaults.then_some(0o644));
+            let want_uid = uid.or(replaced_defaults.then_some(0));
+            let want_gid = gid.or(replaced_defaults.then_some(0));
+            Ok(attrs(
+                cur_mode, cur_uid, cur_gid, want_mode, want_uid, want_gid,
+            ))
+        }
+    }
+}
+
+/// The attribute change needed, if any.
+fn attrs(
+    mode: u32,
+    uid: u32,
+    gid: u32,
+    want_mode: Option<u32>,
+    want_uid: Option<u32>,
+    want_gid: Option<u32>,
+) -> Option<Change> {
+    let m = want_mode.filter(|w| *w != mode);
+    let u = want_uid.filter(|w| *w != uid);
+    let g = want_gid.filter(|w| *w != gid);
+    (m.is_some() || u.is_some() || g.is_some()).then_some(Change::SetAttrs {
+        mode: m,
+        uid: u.or(g.map(|_| uid)),
+        gid: g.or(u.map(|_| gid)),
+    })
+}
+
+fn plan_dir(
+    cfg: &Config,
+    i: usize,
+    host: &Path,
+    owners: &Owners,
+    planned: &HashSet<String>,
+) -> Result<Option<Change>, String> {
+    let d = &cfg.storage.directories[i];
+    let overwrite = d.overwrite == Some(true);
+    let (uid, gid) = ids(owners, &d.user, &d.group)?;
+    let mode = d.mode.map(mask);
+    let create = |replace| Change::CreateDir {
+        mode: mode.unwrap_or(0o755),
+        uid: uid.unwrap_or(0),
+        gid: gid.unwrap_or(0),
+        replace,
+    };
+    match observe(host) {
+        (Kind::None, _) if planned.contains(&d.path) => Ok(None),
+        (Kind::None, _) => Ok(Some(create(false))),
+        (Kind::Dir, Some(m)) => {
+            let empty = std::fs::read_dir(host)
+                .map(|mut r| r.next().is_none())
+                .unwrap_or(true);
+            if overwrite && !empty {
+                return Ok(Some(create(true)));
+            }
+            let defaults = overwrite;
+            Ok(attrs(
+                m.permissions().mode() & 0o7777,
+                m.uid(),
+                m.gid(),
+                mode.or(defaults.then_some(0o755)),
+                uid.or(defaults.then_some(0)),
+                gid.or(defaults.then_some(0)),
+            ))
+        }
+        _ if overwrite => Ok(Some(create(true))),
+        _ => Err(
+            "something other than a directory is in the way; set overwrite to replace it".into(),
+        ),
+    }
+}
+
+fn plan_link(
+    cfg: &Config,
+    i: usize,
+    host: &Path,
+    inner: &str,
+    root: &Root,
+    owners: &Owners,
+    planned: &HashSet<String>,
+) -> Result<Option<Change>, String> {
+    let l = &cfg.storage.links[i];
+    let overwrite = l.overwrite == Some(true);
+    let target = l.target.clone().unwrap_or_default();
+    let (kind, meta) = observe(host);
+    if l.hard == Some(true) {
+        let t = root.resolve(&crate::ignition::validate::paths::clean(
+            &if target.starts_with('/') {
+                target.clone()
+            } else {
+                format!("{inner}/../{target}")
+            },
+        ))?;
+        let tmeta = match std::fs::symlink_metadata(&t.host) {
+            Ok(m) => m,
+            // Not there yet, but an earlier entry creates it (when planning).
+            Err(_) if planned.contains(&t.inner) && matches!(kind, Kind::None) => {
+                return Ok(Some(Change::Hardlink {
+                    target: t.inner,
+                    replace: false,
+                }));
+            }
+            Err(_) => return Err(format!("hard link target {target} does not exist")),
+        };
+        return match (kind, meta) {
+            (Kind::None, _) => Ok(Some(Change::Hardlink {
+                target: t.inner,
+                replace: false,
+            })),
+            (_, Some(m)) if m.ino() == tmeta.ino() && m.dev() == tmeta.dev() => Ok(None),
+            _ if overwrite => Ok(Some(Change::Hardlink {
+                target: t.inner,
+                replace: true,
+            })),
+            _ => {
+                Err("something else is at the hard link's path; set overwrite to replace it".into())
+            }
+        };
+    }
+    let (uid, gid) = ids(owners, &l.user, &l.group)?;
+    // Without an owner, the link gets the owner of what it points to (as upstream does).
+    let pointed = || -> (u32, u32) {
+        let abs = if target.starts_with('/') {
+            target.clone()
+        } else {
+            format!("{}/{target}", inner.rsplit_once('/').map_or("", |(d, _)| d))
+        };
+        root.resolve(&crate::ignition::validate::paths::clean(&abs))
+            .ok()
+            .and_then(|r| std::fs::metadata(&r.host).ok())
+            .map_or((0, 0), |m| (m.uid(), m.gid()))
+    };
+    let create = |replace| {
+        let (pu, pg) = pointed();
+        Change::Symlink {
+            target: target.clone(),
+            uid: uid.unwrap_or(pu),
+            gid: gid.unwrap_or(pg),
+            replace,
+        }
+    };
+    match (kind, meta) {
+        (Kind::None, _) => Ok(Some(create(false))),
+        (Kind::Symlink, Some(m)) => {
+            let cur = std::fs::read_link(host).map_err(|e| e.to_string())?;
+            let same = crate::ignition::validate::paths::clean(&cur.to_string_lossy())
+                == crate::ignition::validate::paths::clean(&target);
+            // The same target: nothing changes, not even the owner (as upstream).
+            if same {
+                let _ = m;
+                Ok(None)
+            } else if overwrite {
+                Ok(Some(create(true)))
+            } else {
+                Err(
+                    "a symlink with another target is in the way; set overwrite to replace it"
+                        .into(),
+                )
+            }
+        }
+        _ if overwrite => Ok(Some(create(true))),
+        _ => {
+            Err("something other than a symlink is in the way; set overwrite to replace it".into())
+        }
+    }
+}
+
+fn remove_any(host: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(host) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(host),
+        Ok(_) => std::fs::remove_file(host),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn chown(host: &Path, uid: Option<u32>, gid: Option<u32>) -> std::io::Result<()> {
+    std::os::unix::fs::lchown(host, uid, gid)
+}
+
+/// Carries out one action; files are written atomically (a temporary file in the same
+/// directory with mode and owner set, then renamed over).
+fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
+    let host: PathBuf = root.host(&a.path);
+    match &a.change {
+        Change::CreateParent => {
+            std::fs::create_dir(&host)?;
+            std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o755))?;
+            chown(&host, Some(0), Some(0))
+        }
+        Change::WriteFile {
+            data,
+            mode,
+            uid,
+            gid,
+            replace,
+        } => {
+            let dir = host.parent().unwrap_or(Path::new("/"));
+            let name = host
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let tmp = dir.join(format!(".{name}.flint-tmp"));
+            let _ = std::fs::remove_file(&tmp);
+            std::fs::write(&tmp, data)?;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
+            chown(&tmp, Some(*uid), Some(*gid))?;
+            // chown may clear special bits; set the mode again after it.
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
+            if *replace && std::fs::symlink_metadata(&host).is_ok_and(|m| m.is_dir()) {
+                std::fs::remove_dir_all(&host)?;
+            }
+            std::fs::rename(&tmp, &host)
+        }
+        Change::SetAttrs { mode, uid, gid } => {
+            if uid.is_some() || gid.is_some() {
+                chown(&host, *uid, *gid)?;
+            }
+            if let Some(m) = mode {
+                std::fs::set_permissions(&host, std::fs::Permissions::from_mode(*m))?;
+            }
+            Ok(())
+        }
+        Change::CreateDir {
+            mode,
+            uid,
+            gid,
+            replace,
+        } => {
+            if *replace {
+                remove_any(&host)?;
+            }
+            std::fs::create_dir(&host)?;
+            std::fs::set_permissions(&host, std::fs::Permissions::from_mode(*mode))?;
+            chown(&host, Some(*uid), Some(*gid))
+        }
+        Change::Symlink {
+            target,
+            uid,
+            gid,
+            replace,
+        } => {
+            if *replace {
+                remove_any(&host)?;
+            }
+            std::os::unix::fs::symlink(target, &host)?;
+            chown(&host, Some(*uid), Some(*gid))
+        }
+        Change::Hardlink { target, replace } => {
+            if *replace {
+                remove_any(&host)?;
+            }
+            std::fs::hard_link(root.host(target), &host)
+        }
+        Change::Remove => remove_any(&host),
+    }
+}
+
+/// Actions that make `path` a regular file with `data` (0644, root:root).
+fn ensure_file(
+    root: &Root,
+    planned: &mut HashSet<String>,
+    entry: &JsonPath,
+    path: &str,
+    data: &[u8],
+) -> Result<Vec<Action>, String> {
+    let r = root.resolve(path)?;
+    let mut out = parents(planned, entry, &r.missing);
+    let current = match observe(&r.host) {
+        (Kind::File, Some(m)) => std::fs::read(&r.host)
+            .ok()
+            .filter(|_| m.permissions().mode() & 0o7777 == 0o644 && m.uid() == 0 && m.gid() == 0),
+        _ => None,
+    };
+    if current.as_deref() != Some(data) {
+        let replace = !matches!(observe(&r.host).0, Kind::None);
+        out.push(Action {
+            entry: entry.clone(),
+            path: r.inner,
+            change: Change::WriteFile {
+                data: data.to_vec(),
+                mode: 0o644,
+                uid: 0,
+                gid: 0,
+                replace,
+            },
+        });
+    }
+    Ok(out)
+}
+
+fn parents(planned: &mut HashSet<String>, entry: &JsonPath, missing: &[String]) -> Vec<Action> {
+    missing
+        .iter()
+        .filter(|m| planned.insert((*m).clone()))
+        .map(|m| Action {
+            entry: entry.clone(),
+            path: m.clone(),
+            change: Change::CreateParent,
+        })
+        .collect()
+}
+
+/// The preset line of an enabled unit; instances of a template share one line.
+fn preset_lines(cfg: &Config) -> Vec<String> {
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for u in cfg.systemd.units.iter().filter(|u| u.enabled == Some(true)) {
+        let (unit, instance) = match u.name.split_once('@') {
+            Some((prefix, rest)) if rest.contains('.') && !rest.starts_with('.') => {
+                let (inst, suffix) = rest.rsplit_once('.').expect("checked");
+                (format!("{prefix}@.{suffix}"), Some(inst.to_string()))
+            }
+            _ => (u.name.clone(), None),
+        };
+        match lines.iter_mut().find(|(n, _)| *n == unit) {
+            Some((_, insts)) => insts.extend(instance),
+            None => lines.push((unit, instance.into_iter().collect())),
+        }
+    }
+    let mut out: Vec<String> = lines
+        .into_iter()
+        .map(|(n, insts)| {
+            if insts.is_empty() {
+                format!("enable {n}")
+            } else {
+                format!("enable {n} {}", insts.join(" "))
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Units and drop-ins under /etc/systemd/system, masks as links to /dev/null, and enabled
+/// units in the 20-ignition.preset file (upstream writes nothing for `enabled: false`).
+pub fn run_units(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Action>, EntryError> {
+    let mut planned = HashSet::new();
+    let mut actions = Vec::new();
+    let units = JsonPath::root().key("systemd").key("units");
+    let step = |entry: &JsonPath,
+                acts: Result<Vec<Action>, String>,
+                actions: &mut Vec<Action>|
+     -> Result<(), EntryError> {
+        let fail = |message: String| EntryError {
+            entry: entry.clone(),
+            message,
+        };
+        let acts = acts.map_err(fail)?;
+        if apply {
+            for a in &acts {
+                execute(a, root).map_err(|e| fail(format!("{}: {e}", a.path)))?;
+            }
+        }
+        actions.extend(acts);
+        Ok(())
+    };
+    for (i, u) in cfg.systemd.units.iter().enumerate() {
+        let e = units.index(i);
+        let unit_path = format!("/etc/systemd/system/{}", u.name);
+        if let Some(c) = u.contents.as_deref().filter(|c| !c.is_empty()) {
+            let acts = ensure_file(root, &mut planned, &e, &unit_path, c.as_bytes());
+            step(&e, acts, &mut actions)?;
+        }
+        for (j, d) in u.dropins.iter().enumerate() {
+            if let Some(c) = d.contents.as_deref().filter(|c| !c.is_empty()) {
+                let p = format!("/etc/systemd/system/{}.d/{}", u.name, d.name);
+                let de = e.key("dropins").index(j);
+                let acts = ensure_file(root, &mut planned, &de, &p, c.as_bytes());
+                step(&de, acts, &mut actions)?;
+            }
+        }
+        let acts = match u.mask {
+            Some(true) => root.resolve(&unit_path).map(|r| {
+                let mut acts = parents(&mut planned, &e, &r.missing);
+                let ok = std::fs::read_link(&r.host).is_ok_and(|t| t == Path::new("/dev/null"));
+                if !ok {
+                    let replace = !matches!(observe(&r.host).0, Kind::None);
+                    acts.push(Action {
+                        entry: e.clone(),
+                        path: r.inner,
+                        change: Change::Symlink {
+                            target: "/dev/null".into(),
+                            uid: 0,
+                            gid: 0,
+                            replace,
+                        },
+                    });
+                }
+                acts
+            }),
+            Some(false) => root.resolve(&unit_path).map(|r| {
+                let masked = std::fs::read_link(&r.host).is_ok_and(|t| t == Path::new("/dev/null"));
+                if masked {
+                    vec![Action {
+                        entry: e.clone(),
+                        path: r.inner,
+                        change: Change::Remove,
+                    }]
+                } else {
+                    vec![]
+                }
+            }),
+            None => Ok(vec![]),
+        };
+        step(&e, acts, &mut actions)?;
+    }
+    let lines = preset_lines(cfg);
+    if !lines.is_empty() {
+        let text = format!("{}\n", lines.join("\n"));
+        let acts = ensure_file(
+            root,
+            &mut planned,
+            &units,
+            "/etc/systemd/system-preset/20-ignition.preset",
+            text.as_bytes(),
+        );
+        step(&units, acts, &mut actions)?;
+    }
+    Ok(actions)
+}

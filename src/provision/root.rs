@@ -1,0 +1,142 @@
+//! Paths inside the target root, resolved as if chrooted into it: symlinks are followed on
+//! every element but the last, absolute link targets and `..` are taken relative to the
+//! root, and nothing ever resolves outside it.
+
+use std::path::{Path, PathBuf};
+
+/// Symlinks followed while resolving one path, at most (as the kernel's ELOOP).
+const MAX_LINKS: usize = 40;
+
+/// A path resolved inside the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The host path of the entry itself (its last element not followed).
+    pub host: PathBuf,
+    /// The entry's path as seen inside the root, after resolving its parents.
+    pub inner: String,
+    /// Parent directories that do not exist yet (inner paths, outermost first).
+    pub missing: Vec<String>,
+}
+
+/// The target root directory.
+#[derive(Debug, Clone)]
+pub struct Root {
+    pub dir: PathBuf,
+}
+
+impl Root {
+    pub fn host(&self, inner: &str) -> PathBuf {
+        self.dir.join(inner.trim_start_matches('/'))
+    }
+
+    /// Resolves the parents of absolute path `path` inside the root.
+    pub fn resolve(&self, path: &str) -> Result<Resolved, String> {
+        let mut parts: Vec<String> = path
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .map(str::to_string)
+            .collect();
+        let Some(last) = parts.pop() else {
+            return Err("the root itself cannot be an entry".into());
+        };
+        // `todo` is consumed from the front; `done` is the resolved inner path so far.
+        let mut todo: std::collections::VecDeque<String> = parts.into();
+        let mut done: Vec<String> = Vec::new();
+        let mut missing = Vec::new();
+        let mut links = 0;
+        while let Some(part) = todo.pop_front() {
+            if part == ".." {
+                done.pop();
+                continue;
+            }
+            if part == "." {
+                continue;
+            }
+            done.push(part);
+            let inner = format!("/{}", done.join("/"));
+            if !missing.is_empty() {
+                missing.push(inner);
+                continue;
+            }
+            let host = self.host(&inner);
+            match std::fs::symlink_metadata(&host) {
+                Err(_) => missing.push(inner),
+                Ok(m) if m.file_type().is_symlink() => {
+                    links += 1;
+                    if links > MAX_LINKS {
+                        return Err(format!(
+                            "too many levels of symbolic links resolving {path}"
+                        ));
+                    }
+                    let target = std::fs::read_link(&host).map_err(|e| e.to_string())?;
+                    let target = target.to_string_lossy().into_owned();
+                    done.pop();
+                    if target.starts_with('/') {
+                        done.clear();
+                    }
+                    let mut spliced: Vec<String> = target
+                        .split('/')
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string)
+                        .collect();
+                    spliced.extend(todo.drain(..));
+                    todo = spliced.into();
+                }
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => return Err(format!("{inner} is not a directory")),
+            }
+        }
+        let inner = if done.is_empty() {
+            format!("/{last}")
+        } else {
+            format!("/{}/{last}", done.join("/"))
+        };
+        Ok(Resolved {
+            host: self.host(&inner),
+            inner,
+            missing,
+        })
+    }
+}
+
+/// Whether `p` lies inside (or is) `root`, lexically.
+pub fn within(root: &Path, p: &Path) -> bool {
+    p.starts_with(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_like_a_chroot() {
+        let d = std::env::temp_dir().join(format!("flint-root-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("etc/real")).unwrap();
+        std::os::unix::fs::symlink("real", d.join("etc/rel")).unwrap();
+        std::os::unix::fs::symlink("/etc/real", d.join("etc/abs")).unwrap();
+        std::os::unix::fs::symlink("../../../../escape", d.join("etc/up")).unwrap();
+        std::os::unix::fs::symlink("loop2", d.join("etc/loop1")).unwrap();
+        std::os::unix::fs::symlink("loop1", d.join("etc/loop2")).unwrap();
+        let r = Root { dir: d.clone() };
+        assert_eq!(r.resolve("/etc/rel/f").unwrap().inner, "/etc/real/f");
+        assert_eq!(r.resolve("/etc/abs/f").unwrap().inner, "/etc/real/f");
+        let up = r.resolve("/etc/up/f").unwrap();
+        assert_eq!(up.inner, "/escape/f");
+        assert_eq!(up.missing, vec!["/escape".to_string()]);
+        assert!(up.host.starts_with(&d));
+        assert_eq!(
+            r.resolve("/etc/rel").unwrap().inner,
+            "/etc/rel",
+            "the last element is not followed"
+        );
+        assert!(
+            r.resolve("/etc/loop1/f")
+                .unwrap_err()
+                .contains("too many levels")
+        );
+        let deep = r.resolve("/a/b/c").unwrap();
+        assert_eq!(deep.missing, vec!["/a".to_string(), "/a/b".to_string()]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
