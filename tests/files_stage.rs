@@ -137,3 +137,46 @@ fn plan_lists_actions_in_human_and_json_form() {
     assert!(out.stderr.is_empty(), "JSON output prints nothing else");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn kernel_arguments_edit_the_oem_grub_cfg_once() {
+    let dir = std::env::temp_dir().join(format!("flint-kargs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("root/etc")).unwrap();
+    std::fs::write(
+        dir.join("grub.cfg"),
+        "set oem_id=\"qemu\"\nset linux_append=\"quiet splash\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"kernelArguments":{"shouldExist":["console=ttyS0"],"shouldNotExist":["splash"]}}"#,
+    )
+    .unwrap();
+    let args = [
+        "apply",
+        "--root",
+        "root",
+        "--kargs-file",
+        "grub.cfg",
+        "c.ign",
+    ];
+    let out = common::run_in(&dir, &common::flint(), &args);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("takes effect after a reboot"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("grub.cfg")).unwrap(),
+        "set oem_id=\"qemu\"\nset linux_append=\"quiet console=ttyS0\"\n"
+    );
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("root/etc/.ignition-result.json")).unwrap())
+            .unwrap();
+    assert_eq!(record["userConfigProvided"], true);
+    assert!(record["provisioningDate"].as_str().unwrap().ends_with('Z'));
+    let again = common::run_in(&dir, &common::flint(), &args);
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        "apply: nothing to change\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -25,6 +25,9 @@ pub struct ProvisionArgs {
     /// Keep the rendered config here, so that separate stage runs read the same config.
     #[arg(long, value_name = "FILE")]
     pub config_cache: Option<PathBuf>,
+    /// The grub.cfg on the OEM partition that holds the kernel arguments.
+    #[arg(long, default_value = "/usr/share/oem/grub.cfg", value_name = "FILE")]
+    pub kargs_file: PathBuf,
     /// Run only this stage.
     #[arg(long, value_enum)]
     pub stage: Option<Stage>,
@@ -59,11 +62,11 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     };
     let stages: Vec<Stage> = match args.stage {
         Some(s) => vec![s],
-        None => vec![Stage::Fetch, Stage::Files],
+        None => vec![Stage::Fetch, Stage::Kargs, Stage::Files],
     };
     if let Some(s) = stages
         .iter()
-        .find(|s| !matches!(s, Stage::Fetch | Stage::Files))
+        .find(|s| !matches!(s, Stage::Fetch | Stage::Kargs | Stage::Files))
     {
         eprintln!("error: the {} stage is not implemented yet", s.name());
         return 2;
@@ -97,6 +100,27 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         );
     }
     let mut changes = 0;
+    if stages.contains(&Stage::Kargs) {
+        match provision::kargs_stage(&acq.config, &args.kargs_file, apply) {
+            Ok(Some(line)) => {
+                changes += 1;
+                match args.format {
+                    Format::Human if apply => println!("{line}"),
+                    Format::Human => println!("would {line}"),
+                    Format::Json => println!(
+                        "{}",
+                        serde_json::json!({"stage": "kargs", "action": "set-kernel-arguments",
+                            "path": args.kargs_file.display().to_string(), "detail": line})
+                    ),
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                report(&e);
+                return 1;
+            }
+        }
+    }
     if stages.contains(&Stage::Files) {
         match provision::files_stage(&acq, &opts.root, apply) {
             Ok(actions) => {
@@ -117,6 +141,14 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
                     }
                 }
                 changes += actions.len();
+                let record = opts.root.join("etc/.ignition-result.json");
+                if apply
+                    && (!actions.is_empty() || !record.exists())
+                    && let Err(e) = provision::write_result(&opts.root, true)
+                {
+                    eprintln!("error: files stage: writing the result record: {e}");
+                    return 1;
+                }
             }
             Err(e) => {
                 report(&e);

@@ -88,9 +88,15 @@ pub fn parse_any(
     let looks_json = first == Some(&b'{');
     if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
         let parsed = ignition::parse(bytes).map_err(|d| err(None, format!("{name}: {d}")))?;
-        let diags = ignition::check(bytes);
-        if let Some(e) = diags.iter().find(|d| d.is_error()) {
-            return Err(err(None, format!("{name}: invalid config: {e}")));
+        let issues = ignition::validate::validate(&parsed.config, parsed.version);
+        if let Some(e) = issues
+            .iter()
+            .find(|i| i.severity == crate::diag::Severity::Error)
+        {
+            return Err(err(
+                Some(e.path.clone()),
+                format!("{name}: invalid config: {}", e.message),
+            ));
         }
         let mut config = parsed.config;
         config.ignition.version = ignition::Version::NEWEST.to_string();

@@ -543,7 +543,7 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let tmp = dir.join(format!(".{name}.flint-tmp"));
-            let _ = std::fs::remove_file(&tmp);
+            // A leftover of an interrupted run is simply overwritten.
             std::fs::write(&tmp, data)?;
             std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
             chown(&tmp, Some(*uid), Some(*gid))?;

@@ -4,6 +4,7 @@
 
 pub mod acquire;
 pub mod files;
+pub mod kargs;
 pub mod owners;
 pub mod passwd;
 pub mod resources;
@@ -264,7 +265,8 @@ pub fn files_stage(acq: &Acquired, root: &Path, apply: bool) -> Result<Vec<Plann
         Ok(out)
     };
     let actions = plan(apply)?;
-    if apply {
+    // Nothing done, nothing to check again.
+    if apply && !actions.is_empty() {
         let left = plan(false)?;
         if let Some(a) = left.first() {
             return Err(StageError {
@@ -278,4 +280,82 @@ pub fn files_stage(acq: &Acquired, root: &Path, apply: bool) -> Result<Vec<Plann
         }
     }
     Ok(actions)
+}
+
+/// The kargs stage: edits the grub.cfg at `grub_cfg` (on the OEM partition) when the config
+/// asks for kernel arguments; returns the plan line, and whether a reboot is needed.
+pub fn kargs_stage(
+    config: &Config,
+    grub_cfg: &Path,
+    apply: bool,
+) -> Result<Option<String>, StageError> {
+    let k = &config.kernel_arguments;
+    if k.should_exist.is_empty() && k.should_not_exist.is_empty() {
+        return Ok(None);
+    }
+    let fail = |message: String| StageError {
+        stage: Stage::Kargs,
+        path: Some(JsonPath::root().key("kernelArguments")),
+        message,
+    };
+    let text = match std::fs::read_to_string(grub_cfg) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(fail(format!("reading {}: {e}", grub_cfg.display()))),
+    };
+    let Some(new) = kargs::apply_to(&text, k) else {
+        return Ok(None);
+    };
+    if apply {
+        write_atomic(grub_cfg, new.as_bytes(), 0o644)
+            .map_err(|e| fail(format!("writing {}: {e}", grub_cfg.display())))?;
+    }
+    Ok(Some(format!(
+        "set kernel arguments in {} (takes effect after a reboot)",
+        grub_cfg.display()
+    )))
+}
+
+/// The record of the run left in the root, as upstream's /etc/.ignition-result.json.
+pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<()> {
+    let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let record = serde_json::json!({
+        "provisioningBootID": boot_id,
+        "provisioningDate": rfc3339_now(),
+        "userConfigProvided": user_config_provided,
+    });
+    let etc = root.join("etc");
+    std::fs::create_dir_all(&etc)?;
+    write_atomic(
+        &etc.join(".ignition-result.json"),
+        record.to_string().as_bytes(),
+        0o644,
+    )
+}
+
+/// The current time in UTC as RFC 3339.
+fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }

@@ -26,11 +26,17 @@ pub struct FetchedResource {
 #[derive(Debug, Default, Clone)]
 pub struct Fetched {
     pub items: Vec<FetchedResource>,
+    index: HashMap<JsonPath, usize>,
 }
 
 impl Fetched {
     pub fn get(&self, path: &JsonPath) -> Option<&Arc<Vec<u8>>> {
-        self.items.iter().find(|r| &r.path == path).map(|r| &r.data)
+        self.index.get(path).map(|&i| &self.items[i].data)
+    }
+
+    fn push(&mut self, r: FetchedResource) {
+        self.index.insert(r.path.clone(), self.items.len());
+        self.items.push(r);
     }
 
     pub fn total_bytes(&self) -> u64 {
@@ -89,9 +95,10 @@ fn fetch_key(r: &Resource) -> String {
 pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchError> {
     let list = resources(config);
     let mut unique: Vec<(String, &Resource, JsonPath)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (p, r) in &list {
         let k = fetch_key(r);
-        if !unique.iter().any(|(u, _, _)| *u == k) {
+        if seen.insert(k.clone()) {
             unique.push((k, r, p.clone()));
         }
     }
@@ -127,7 +134,7 @@ pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchErr
             .clone()
             .and_then(|raw| fetcher.finish(r, Arc::unwrap_or_clone(raw)));
         match done {
-            Ok(data) => fetched.items.push(FetchedResource {
+            Ok(data) => fetched.push(FetchedResource {
                 path: p,
                 url,
                 data: Arc::new(data),
