@@ -207,7 +207,9 @@ fn ordered(cfg: &Config) -> Vec<(usize, JsonPath, String)> {
         ));
     }
     let depth = |p: &str| p.split('/').filter(|s| !s.is_empty()).count();
-    v.sort_by_key(|(_, _, p, hard)| (*hard, depth(p)));
+    // Within a depth, by path: entries of one directory are then written together, which
+    // filesystems handle much faster than visiting directories round-robin.
+    v.sort_by(|a, b| (a.3, depth(&a.2), &a.2).cmp(&(b.3, depth(&b.2), &b.2)));
     v.into_iter().map(|(k, j, p, _)| (k, j, p)).collect()
 }
 
