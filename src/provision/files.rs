@@ -229,16 +229,7 @@ pub fn run(
             message,
         };
         let r = root.resolve(&path).map_err(fail)?;
-        let mut entry_actions = Vec::new();
-        for m in &r.missing {
-            if planned_dirs.insert(m.clone()) {
-                entry_actions.push(Action {
-                    entry: entry.clone(),
-                    path: m.clone(),
-                    change: Change::CreateParent,
-                });
-            }
-        }
+        let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
         let idx = match entry.segs().last() {
             Some(crate::tree::Seg::Index(i)) => *i,
             _ => 0,
