@@ -82,22 +82,22 @@ fn user_args(u: &PasswdUser, existing: bool) -> Vec<String> {
     a
 }
 
-fn passwd_entry(root: &Path, name: &str) -> Option<Vec<String>> {
-    std::fs::read_to_string(root.join("etc/passwd"))
+/// The fields of the line for `name` in the colon-separated database `file` of the root.
+fn db_line(root: &Path, file: &str, name: &str) -> Option<Vec<String>> {
+    std::fs::read_to_string(root.join(file))
         .ok()?
         .lines()
         .map(|l| l.split(':').map(str::to_string).collect::<Vec<_>>())
         .find(|f| f.first().map(String::as_str) == Some(name))
 }
 
-/// Field `idx` of the line for `name` in the colon-separated database `file` of the root.
+fn passwd_entry(root: &Path, name: &str) -> Option<Vec<String>> {
+    db_line(root, "etc/passwd", name)
+}
+
+/// Field `idx` of the line for `name` in database `file` of the root.
 fn db_field(root: &Path, file: &str, name: &str, idx: usize) -> Option<String> {
-    std::fs::read_to_string(root.join(file))
-        .ok()?
-        .lines()
-        .map(|l| l.split(':').collect::<Vec<_>>())
-        .find(|f| f.first() == Some(&name))
-        .and_then(|f| f.get(idx).map(|v| v.to_string()))
+    db_line(root, file, name)?.get(idx).cloned()
 }
 
 /// Plans (and with `apply`, makes) the changes to users and groups.
