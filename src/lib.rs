@@ -9,5 +9,6 @@ pub mod json;
 pub mod provision;
 pub mod schema;
 pub mod spec;
+pub mod system;
 pub mod tree;
 pub mod yaml;

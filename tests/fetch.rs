@@ -24,6 +24,7 @@ fn options(dir: &Path, config: &str, settings: Settings) -> Options {
         base_dir: None,
         cache: None,
         root: dir.join("root"),
+        state_dir: dir.join("state"),
         fetch: settings,
     }
 }

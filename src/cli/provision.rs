@@ -3,6 +3,7 @@
 use crate::provision::acquire::{Places, Source};
 use crate::provision::{self, Options, Stage};
 use std::path::PathBuf;
+use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -28,6 +29,9 @@ pub struct ProvisionArgs {
     /// The grub.cfg on the OEM partition that holds the kernel arguments.
     #[arg(long, default_value = "/usr/share/oem/grub.cfg", value_name = "FILE")]
     pub kargs_file: PathBuf,
+    /// Run state kept between the stages of one boot (generated LUKS keys).
+    #[arg(long, default_value = "/run/flint", value_name = "DIR")]
+    pub state_dir: PathBuf,
     /// Run only this stage.
     #[arg(long, value_enum)]
     pub stage: Option<Stage>,
@@ -58,104 +62,75 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         base_dir: args.base_dir.clone(),
         cache: args.config_cache.clone(),
         root: args.root.clone(),
+        state_dir: args.state_dir.clone(),
         fetch: crate::fetch::Settings::from_env(),
     };
     let stages: Vec<Stage> = match args.stage {
         Some(s) => vec![s],
-        None => vec![Stage::Fetch, Stage::Kargs, Stage::Files],
+        None => vec![
+            Stage::Fetch,
+            Stage::Kargs,
+            Stage::Disks,
+            Stage::Mount,
+            Stage::Files,
+            Stage::Umount,
+        ],
     };
-    if let Some(s) = stages
-        .iter()
-        .find(|s| !matches!(s, Stage::Fetch | Stage::Kargs | Stage::Files))
-    {
-        eprintln!("error: the {} stage is not implemented yet", s.name());
-        return 2;
-    }
-    let report = |e: &provision::StageError| match args.format {
-        Format::Human => eprintln!("error: {e}"),
-        Format::Json => println!(
-            "{}",
-            serde_json::json!({
-                "stage": e.stage.name(),
-                "action": "fail",
-                "path": e.path.as_ref().map(|p| p.to_string()),
-                "message": e.message,
-            })
-        ),
+    let out = Output {
+        format: args.format,
+        apply,
     };
     let acq = match provision::fetch_stage(&opts) {
         Ok(a) => a,
-        Err(e) => {
-            report(&e);
-            return 1;
-        }
+        Err(e) => return out.failed(&e),
     };
-    if args.format == Format::Human {
-        eprintln!(
-            "fetch: config from {}, {} resources ({} bytes) fetched and verified in {:.2} s",
-            acq.origin,
-            acq.fetched.items.len(),
-            acq.fetched.total_bytes(),
-            acq.took.as_secs_f64()
-        );
-    }
+    out.note(&format!(
+        "fetch: config from {}, {} resources ({} bytes) fetched and verified",
+        acq.origin,
+        acq.fetched.items.len(),
+        acq.fetched.total_bytes(),
+    ));
+    let mut times = vec![(Stage::Fetch, acq.took)];
     let mut changes = 0;
-    if stages.contains(&Stage::Kargs) {
-        match provision::kargs_stage(&acq.config, &args.kargs_file, apply) {
-            Ok(Some(line)) => {
-                changes += 1;
-                match args.format {
-                    Format::Human if apply => println!("{line}"),
-                    Format::Human => println!("would {line}"),
-                    Format::Json => println!(
-                        "{}",
-                        serde_json::json!({"stage": "kargs", "action": "set-kernel-arguments",
-                            "path": args.kargs_file.display().to_string(), "detail": line})
-                    ),
-                }
-            }
-            Ok(None) => {}
-            Err(e) => {
-                report(&e);
-                return 1;
-            }
-        }
-    }
-    if stages.contains(&Stage::Files) {
-        match provision::files_stage(&acq, &opts.root, apply) {
-            Ok(actions) => {
-                for a in &actions {
-                    match args.format {
-                        Format::Human if apply => println!("{}", a.text),
-                        Format::Human => println!("would {}", a.text),
-                        Format::Json => println!(
-                            "{}",
-                            serde_json::json!({
-                                "stage": "files",
-                                "action": a.kind,
-                                "path": a.path,
-                                "entry": a.entry.to_string(),
-                                "detail": a.text,
-                            })
-                        ),
-                    }
+    // Mounts this run made for a plan: released when it ends, whatever happens.
+    let mut plan_mounts: Vec<PathBuf> = Vec::new();
+    let mut result = Ok(());
+    for &stage in stages.iter().filter(|s| **s != Stage::Fetch) {
+        let start = Instant::now();
+        let step = run_stage(stage, args, &opts, &acq, apply, &mut plan_mounts);
+        times.push((stage, start.elapsed()));
+        match step {
+            Ok((actions, notes)) => {
+                for n in &notes {
+                    out.note(&format!("{}: {n}", stage.name()));
                 }
                 changes += actions.len();
-                let record = opts.root.join("etc/.ignition-result.json");
-                if apply
-                    && (!actions.is_empty() || !record.exists())
-                    && let Err(e) = provision::write_result(&opts.root, true)
-                {
-                    eprintln!("error: files stage: writing the result record: {e}");
-                    return 1;
+                for a in &actions {
+                    out.action(stage, a);
                 }
             }
             Err(e) => {
-                report(&e);
-                return 1;
+                result = Err(e);
+                break;
             }
         }
     }
+    provision::mounts::release(&plan_mounts);
+    if let Err(e) = result {
+        // A run that fails after mounting leaves nothing mounted behind.
+        if apply && stages.len() > 1 {
+            let _ = provision::mounts::umount_stage(&acq.config, &opts.root);
+        }
+        return out.failed(&e);
+    }
+    out.note(&format!(
+        "stage times: {}",
+        times
+            .iter()
+            .map(|(s, d)| format!("{} {:.2} s", s.name(), d.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     if apply && args.format == Format::Human {
         if changes == 0 {
             println!("apply: nothing to change");
@@ -164,4 +139,117 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         }
     }
     0
+}
+
+type StageResult = Result<(Vec<provision::Planned>, Vec<String>), provision::StageError>;
+
+fn run_stage(
+    stage: Stage,
+    args: &ProvisionArgs,
+    opts: &Options,
+    acq: &provision::Acquired,
+    apply: bool,
+    plan_mounts: &mut Vec<PathBuf>,
+) -> StageResult {
+    match stage {
+        Stage::Fetch => Ok((Vec::new(), Vec::new())),
+        Stage::Kargs => {
+            let line = provision::kargs_stage(&acq.config, &args.kargs_file, apply)?;
+            Ok((
+                line.into_iter()
+                    .map(|text| provision::Planned {
+                        kind: "set-kernel-arguments".into(),
+                        entry: crate::tree::JsonPath::root().key("kernelArguments"),
+                        path: args.kargs_file.display().to_string(),
+                        text,
+                    })
+                    .collect(),
+                Vec::new(),
+            ))
+        }
+        Stage::Disks => {
+            let cx = provision::disks::Context {
+                config: &acq.config,
+                fetched: &acq.fetched,
+                apply,
+                state_dir: opts.state_dir.clone(),
+                root: opts.root.clone(),
+            };
+            let o = provision::disks::run(&cx)?;
+            Ok((o.changes, o.notes))
+        }
+        Stage::Mount => {
+            let (mounted, notes) = provision::mounts::mount_stage(&acq.config, &opts.root, apply)?;
+            if !apply {
+                plan_mounts.extend(mounted);
+            }
+            Ok((Vec::new(), notes))
+        }
+        Stage::Files => {
+            let actions = provision::files_stage(acq, &opts.root, &opts.state_dir, apply)?;
+            let record = opts.root.join("etc/.ignition-result.json");
+            if apply && (!actions.is_empty() || !record.exists()) {
+                provision::write_result(&opts.root, true).map_err(|e| provision::StageError {
+                    stage: Stage::Files,
+                    path: None,
+                    message: format!("writing the result record: {e}"),
+                })?;
+            }
+            Ok((actions, Vec::new()))
+        }
+        Stage::Umount => {
+            if !apply {
+                return Ok((Vec::new(), Vec::new()));
+            }
+            Ok((Vec::new(), provision::mounts::umount_stage(&acq.config, &opts.root)?))
+        }
+    }
+}
+
+/// Where the run's lines go: actions on stdout ("would …" when planning, one JSON object each
+/// with --format json), notes and errors on stderr in human form.
+struct Output {
+    format: Format,
+    apply: bool,
+}
+
+impl Output {
+    fn note(&self, text: &str) {
+        if self.format == Format::Human {
+            eprintln!("{text}");
+        }
+    }
+
+    fn action(&self, stage: Stage, a: &provision::Planned) {
+        match self.format {
+            Format::Human if self.apply => println!("{}", a.text),
+            Format::Human => println!("would {}", a.text),
+            Format::Json => println!(
+                "{}",
+                serde_json::json!({
+                    "stage": stage.name(),
+                    "action": a.kind,
+                    "path": a.path,
+                    "entry": a.entry.to_string(),
+                    "detail": a.text,
+                })
+            ),
+        }
+    }
+
+    fn failed(&self, e: &provision::StageError) -> i32 {
+        match self.format {
+            Format::Human => eprintln!("error: {e}"),
+            Format::Json => println!(
+                "{}",
+                serde_json::json!({
+                    "stage": e.stage.name(),
+                    "action": "fail",
+                    "path": e.path.as_ref().map(|p| p.to_string()),
+                    "message": e.message,
+                })
+            ),
+        }
+        1
+    }
 }

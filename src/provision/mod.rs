@@ -3,8 +3,10 @@
 //! and every resource it refers to, so that nothing is touched before all of it is in hand.
 
 pub mod acquire;
+pub mod disks;
 pub mod files;
 pub mod kargs;
+pub mod mounts;
 pub mod owners;
 pub mod passwd;
 pub mod resources;
@@ -50,6 +52,8 @@ pub struct Options {
     pub base_dir: Option<PathBuf>,
     pub cache: Option<PathBuf>,
     pub root: PathBuf,
+    /// Run state kept between stages of one boot (generated LUKS keys): /run/flint.
+    pub state_dir: PathBuf,
     pub fetch: crate::fetch::Settings,
 }
 
@@ -227,17 +231,26 @@ pub struct Planned {
 
 /// The files stage: users and groups, then files, directories and links, then units. Plans,
 /// and with `apply` carries out the plan and checks that planning again finds nothing to do.
-pub fn files_stage(acq: &Acquired, root: &Path, apply: bool) -> Result<Vec<Planned>, StageError> {
+pub fn files_stage(
+    acq: &Acquired,
+    root: &Path,
+    state_dir: &Path,
+    apply: bool,
+) -> Result<Vec<Planned>, StageError> {
     let r = root::Root {
         dir: root.to_path_buf(),
     };
+    // LUKS key files and crypttab are files like the config's own.
+    let (mut config, mut fetched) = (acq.config.clone(), acq.fetched.clone());
+    disks::luks::root_files(&mut config, &mut fetched, state_dir, root);
+    let (config, fetched) = (&config, &fetched);
     let fail = |e: files::EntryError| StageError {
         stage: Stage::Files,
         path: Some(e.entry),
         message: e.message,
     };
     let plan = |apply: bool| -> Result<Vec<Planned>, StageError> {
-        let mut out: Vec<Planned> = passwd::run(&acq.config, &r, apply)
+        let mut out: Vec<Planned> = passwd::run(config, &r, apply)
             .map_err(fail)?
             .into_iter()
             .map(|c| Planned {
@@ -252,10 +265,9 @@ pub fn files_stage(acq: &Acquired, root: &Path, apply: bool) -> Result<Vec<Plann
             })
             .collect();
         // Names are looked up after users and groups exist (or would, when planning).
-        let owners = owners::Owners::read(root).with_planned(&acq.config);
-        let mut actions =
-            files::run(&acq.config, &acq.fetched, &r, &owners, apply).map_err(fail)?;
-        actions.extend(files::run_units(&acq.config, &r, apply).map_err(fail)?);
+        let owners = owners::Owners::read(root).with_planned(config);
+        let mut actions = files::run(config, fetched, &r, &owners, apply).map_err(fail)?;
+        actions.extend(files::run_units(config, &r, apply).map_err(fail)?);
         out.extend(actions.into_iter().map(|a| Planned {
             kind: a.kind().into(),
             text: a.describe(&owners),

@@ -34,6 +34,15 @@ impl Fetched {
         self.index.get(path).map(|&i| &self.items[i].data)
     }
 
+    /// Adds bytes the run made itself (generated LUKS keys) under the path of a config entry.
+    pub fn add(&mut self, path: JsonPath, url: &str, data: Vec<u8>) {
+        self.push(FetchedResource {
+            path,
+            url: url.into(),
+            data: Arc::new(data),
+        });
+    }
+
     fn push(&mut self, r: FetchedResource) {
         self.index.insert(r.path.clone(), self.items.len());
         self.items.push(r);

@@ -1,0 +1,313 @@
+# shellcheck shell=bash
+# Results are handed back in globals (BOOT_*, INITRAMFS_CACHED), and QEMU options contain commas:
+# shellcheck disable=SC2034,SC2054
+# vm-lib.sh: functions for flint's QEMU VM tests, sourced by run-vm-tests.
+#   build_initramfs OUT FLINT      busybox + storage/shadow tools + modules + flint (cached)
+#   boot_vm NAME LOG DISK...       boot it under TCG, serial to LOG; returns the guest's rc
+#   part_offset, blkid_at, ro_mount/ro_umount, md_data_offset, vfat_cat: host-side checks
+#   check DESC CMD..., checks_ok   verification steps that name what failed
+#   vm_spawn, vm_on_exit, vm_cleanup   background helpers and cleanup that also runs on failure
+# Recipe and pitfalls: /work/shared/recipes/vm-provision-smoke.sh.
+
+VM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KVER=${KVER:-$(find /lib/modules -mindepth 1 -maxdepth 1 -printf "%f\n" | sort -V | tail -1)}
+KERNEL=${KERNEL:-/boot/vmlinuz-$KVER}
+
+# Real tools rather than busybox applets: flint drives these, and busybox's versions differ
+# in flags and output (mkswap, blkid, losetup, ...).
+VM_TOOLS="sgdisk sfdisk mdadm cryptsetup dmsetup mke2fs mkfs.xfs mkfs.btrfs mkfs.fat mkswap
+          blkid wipefs partx losetup useradd usermod userdel groupadd groupdel"
+# Loaded in this order (after dependency resolution). virtio_net for QEMU user networking;
+# qemu_fw_cfg exposes the config and the scenario script under /sys/firmware.
+VM_MODULES="virtio_pci virtio_blk virtio_net qemu_fw_cfg loop md_mod raid1 dm_mod dm_crypt
+            ext4 xfs btrfs vfat nls_cp437 nls_ascii nls_iso8859_1 nls_utf8 xts aesni_intel
+            crc32c_generic crc32c_intel af_alg algif_skcipher algif_hash"
+
+vm_log() { printf '[vm] %s\n' "$*" >&2; }
+
+# Microseconds since the epoch, without forking (bash has no floating point).
+_vm_usec() { local t=${EPOCHREALTIME/./}; echo "$((10#$t))"; }
+# usec -> "12.34"
+_vm_secs() { printf '%d.%02d' "$(($1 / 1000000))" "$(($1 % 1000000 / 10000))"; }
+
+# ---------------------------------------------------------------------------------------
+# Initramfs
+# ---------------------------------------------------------------------------------------
+
+# _vm_copy_with_libs BIN ROOT DEST: BIN and the shared libraries ldd names for it.
+_vm_copy_with_libs() {
+  local bin=$1 root=$2 dest=$3 lib
+  cp -L "$bin" "$root$dest"
+  for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+    [ -e "$root$lib" ] || cp -L --parents "$lib" "$root"
+  done
+}
+
+# build_initramfs OUT.cpio.gz FLINT_BINARY
+# Rebuilt only when its inputs change: the flint binary, the guest files, this library and
+# the kernel; otherwise OUT is pointed at the cached archive.
+build_initramfs() {
+  local out=$1 flint=$2 key cache stage t0
+  [ -x "$flint" ] || { vm_log "no flint binary at $flint"; return 1; }
+  key=$({
+    sha256sum "$flint" "${BASH_SOURCE[0]}"
+    find "$VM_LIB_DIR/guest" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+    echo "$KVER $VM_TOOLS $VM_MODULES"
+  } | sha256sum | cut -c1-16)
+  cache="$(dirname "$out")/initramfs-$key.cpio.gz"
+  if [ -s "$cache" ]; then
+    ln -sfn "$(basename "$cache")" "$out"
+    INITRAMFS_CACHED=1
+    return 0
+  fi
+  INITRAMFS_CACHED=0
+  t0=$(_vm_usec)
+  stage=$(mktemp -d "$(dirname "$out")/initramfs-stage.XXXXXX")
+  (
+    set -euo pipefail
+    R=$stage
+    mkdir -p "$R"/{bin,sbin,etc,proc,sys,dev,run,tmp,mnt,sysroot,root,lib64,usr/bin,usr/sbin}
+    mkdir -p "$R/usr/share/flint-vm"
+
+    # busybox-static: the shell, mount, insmod, ip, poweroff, ...
+    cp -L "$(command -v busybox)" "$R/bin/busybox"
+    for app in $("$R/bin/busybox" --list); do
+      [ -e "$R/bin/$app" ] || ln -s busybox "$R/bin/$app"
+    done
+
+    # /sbin comes first in the guest's PATH, so these win over busybox applets.
+    local t path
+    for t in $VM_TOOLS; do
+      path=$(command -v "$t") || { echo "missing host tool: $t" >&2; exit 1; }
+      _vm_copy_with_libs "$path" "$R" "/sbin/$t"
+    done
+    _vm_copy_with_libs "$flint" "$R" /bin/flint
+    ln -s mke2fs "$R/sbin/mkfs.ext4"   # mke2fs picks the fs type from argv[0]
+    ln -s mkfs.fat "$R/sbin/mkfs.vfat"
+    # glibc dlopen()s libgcc_s for pthread_cancel (libcryptsetup's threads); ldd can't see it.
+    [ -e "$R/lib/x86_64-linux-gnu/libgcc_s.so.1" ] || cp -L --parents /lib/x86_64-linux-gnu/libgcc_s.so.1 "$R"
+    cp /etc/mke2fs.conf /etc/login.defs "$R/etc/"
+    mkdir -p "$R/etc/default"
+    [ -e /etc/default/useradd ] && cp /etc/default/useradd "$R/etc/default/"
+    # The tools (mdadm, cryptsetup, useradd without --root) look up root by name.
+    cp "$VM_LIB_DIR/guest/baselayout/passwd" "$VM_LIB_DIR/guest/baselayout/group" "$R/etc/"
+    cp -r "$VM_LIB_DIR/guest/baselayout" "$R/usr/share/flint-vm/"
+    cp "$VM_LIB_DIR/guest/init" "$R/init"
+    cp "$VM_LIB_DIR/guest/step" "$VM_LIB_DIR/guest/seed-root" "$R/bin/"
+    chmod 755 "$R/init" "$R/bin/step" "$R/bin/seed-root"
+
+    # Modules with hard and soft dependencies, in load order, for the *guest* kernel.
+    local m ko
+    : >"$R/modules.order"
+    for m in $VM_MODULES; do
+      modprobe -S "$KVER" --show-depends "$m" || { echo "no module $m for $KVER" >&2; exit 1; }
+    done | awk '$1=="insmod"{print $2}' | awk '!seen[$0]++' | while read -r ko; do
+      cp --parents "$ko" "$R"
+      echo "$ko" >>"$R/modules.order"
+    done
+
+    (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$cache.tmp"
+    mv "$cache.tmp" "$cache"
+  ) || { rm -rf "$stage" "$cache.tmp"; return 1; }
+  rm -rf "$stage"
+  # Older archives are for binaries that no longer exist.
+  find "$(dirname "$out")" -maxdepth 1 -name 'initramfs-*.cpio.gz' ! -name "$(basename "$cache")" -delete
+  ln -sfn "$(basename "$cache")" "$out"
+  vm_log "initramfs built in $(_vm_secs $(($(_vm_usec) - t0)))s: $(($(stat -c %s "$cache") / 1024)) KiB"
+}
+
+# ---------------------------------------------------------------------------------------
+# Booting
+# ---------------------------------------------------------------------------------------
+
+# boot_vm NAME LOG DISK...
+# Inputs (variables): VM_INITRD (required), VM_SCRIPT (the guest script, required),
+#   VM_CONFIG (Ignition config for fw_cfg, optional), VM_NET=1 (QEMU user net),
+#   VM_TIMEOUT (s, default 300), VM_MEM (MiB, default 1024).
+# Outputs: BOOT_SECS (qemu start -> RESULT line, host clock), BOOT_UPTIME (guest uptime at
+#   RESULT), BOOT_STATUS (ok | timeout | noresult). Returns the guest's rc, or 124 when
+#   the guest printed no RESULT.
+boot_vm() {
+  local name=$1 log=$2 disk t0 line rc
+  shift 2
+  local args=(-accel tcg -cpu max -smp 2 -m "${VM_MEM:-1024}"
+    -name "flint-$name" -nographic -no-reboot -monitor none
+    -kernel "$KERNEL" -initrd "${VM_INITRD:?}")
+  local append="console=ttyS0 panic=-1 quiet loglevel=4 flatcar.first_boot=detected"
+  append+=" flint.disks=$# flint.net=${VM_NET:-0}"
+  for disk in "$@"; do
+    args+=(-drive "file=$disk,if=virtio,format=raw")
+  done
+  # fw_cfg file names may not contain commas (they separate QEMU's options).
+  [ -n "${VM_CONFIG:-}" ] && args+=(-fw_cfg "name=opt/org.flatcar-linux/config,file=$VM_CONFIG")
+  args+=(-fw_cfg "name=opt/flint/script,file=${VM_SCRIPT:?}")
+  if [ "${VM_NET:-0}" = 1 ]; then
+    # romfile= skips the iPXE option ROM: we boot with -kernel, never from the network.
+    args+=(-netdev user,id=n0 -device virtio-net-pci,netdev=n0,romfile=)
+  else
+    args+=(-nic none)
+  fi
+  args+=(-append "$append")
+
+  t0=$(_vm_usec)
+  BOOT_SECS="" BOOT_UPTIME="" BOOT_STATUS=noresult
+  # Each serial line gets the host time since qemu started, so boot time is measured
+  # from outside; the guest's own uptime is in its markers. sed drops SeaBIOS's terminal
+  # escapes, which would otherwise glue the first guest line to "Booting from ROM".
+  # qemu's status goes through a file so that errexit/pipefail in the caller can't abort
+  # us before the log is parsed.
+  {
+    rc=0
+    timeout "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${args[@]}" </dev/null 2>&1 || rc=$?
+    echo "$rc" >"$log.qemu-rc"
+  } | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | while IFS= read -r line; do
+    printf '%s %s\n' "$(_vm_secs $(($(_vm_usec) - t0)))" "${line%$'\r'}"
+  done >"$log"
+  line=$(grep -a -m1 ' RESULT rc=' "$log" || true)
+  if [ -n "$line" ]; then
+    BOOT_STATUS=ok
+    BOOT_SECS=${line%% *}
+    rc=${line#* RESULT rc=}; rc=${rc%% *}
+    BOOT_UPTIME=${line##*uptime=}
+    return "$rc"
+  fi
+  [ "$(cat "$log.qemu-rc" 2>/dev/null)" = 124 ] && BOOT_STATUS=timeout
+  return 124
+}
+
+# ---------------------------------------------------------------------------------------
+# Host-side verification. The host kernel parses no partition tables and has no md, dm
+# or vfat: everything goes through byte offsets, read-only loop devices and mtools.
+# ---------------------------------------------------------------------------------------
+
+VM_LOOPS=()   # loop devices we attached
+VM_MOUNTS=()  # mount points we mounted
+VM_EXIT=()    # extra cleanup commands (servers, ...)
+
+# vm_on_exit CMD...: run CMD (eval'd) in vm_cleanup.
+vm_on_exit() { VM_EXIT+=("$*"); }
+
+# vm_spawn CMD...: start CMD in the background, stopped again by vm_cleanup; its pid is
+# VM_SPAWNED. The child drops our EXIT trap before exec'ing: bash runs EXIT traps on
+# SIGTERM, so a child killed before its exec would otherwise run vm_cleanup as well.
+vm_spawn() {
+  (
+    trap - EXIT
+    exec "$@"
+  ) &
+  VM_SPAWNED=$!
+  vm_kill_on_exit "$VM_SPAWNED"
+}
+
+# vm_kill_on_exit PID: stop a background process of ours in vm_cleanup. Polls instead of
+# `wait`: bash 5.2 mishandles `wait` inside an EXIT trap that errexit fired in a function
+# (it can replace the exit status).
+vm_kill_on_exit() { VM_EXIT+=("_vm_kill $1"); }
+_vm_kill() {
+  local i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    kill "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$1" 2>/dev/null || true
+}
+
+# vm_cleanup: unmount, detach, run registered commands; safe to call more than once.
+vm_cleanup() {
+  local i
+  for ((i = ${#VM_MOUNTS[@]} - 1; i >= 0; i--)); do
+    umount "${VM_MOUNTS[i]}" 2>/dev/null || umount -l "${VM_MOUNTS[i]}" 2>/dev/null || true
+  done
+  for i in "${VM_LOOPS[@]}"; do losetup -d "$i" 2>/dev/null || true; done
+  for ((i = ${#VM_EXIT[@]} - 1; i >= 0; i--)); do eval "${VM_EXIT[i]}" || true; done
+  VM_MOUNTS=() VM_LOOPS=() VM_EXIT=()
+}
+
+# part_offset IMG N: byte offset of partition N (GPT or MBR), from sfdisk's dump.
+part_offset() {
+  local img=$1 n=$2
+  sfdisk -d "$img" 2>/dev/null | awk -v p="$img$n" '
+    /^sector-size:/ { ss = $2 }
+    $1 == p { for (i = 1; i <= NF; i++) if ($i == "start=") { gsub(",", "", $(i+1)); s = $(i+1) } }
+    END { if (s == "") exit 1; print s * (ss ? ss : 512) }'
+}
+
+# blkid_at IMG OFFSET [TAG]: blkid's probe of the filesystem at OFFSET (all tags as
+# KEY=value lines, or just TAG's value).
+blkid_at() {
+  local img=$1 off=$2 tag=${3:-}
+  if [ -n "$tag" ]; then
+    blkid -p -O "$off" -o value -s "$tag" "$img"
+  else
+    blkid -p -O "$off" -o export "$img"
+  fi
+}
+
+# _vm_loop IMG OFFSET [SIZELIMIT]: a read-only loop device (tracked for cleanup).
+_vm_loop() {
+  local dev lim=()
+  [ -n "${3:-}" ] && lim=(--sizelimit "$3")
+  dev=$(losetup -f --show -r -o "$2" "${lim[@]}" "$1") || return 1
+  VM_LOOPS+=("$dev")
+  VM_LAST_LOOP=$dev
+}
+
+# ro_mount IMG OFFSET DIR: mount the filesystem at OFFSET read-only on DIR. Not from a
+# command substitution: the tracking arrays must survive for vm_cleanup.
+ro_mount() {
+  local img=$1 off=$2 dir=$3 type opts=ro
+  _vm_loop "$img" "$off" || return 1
+  type=$(blkid -p -o value -s TYPE "$VM_LAST_LOOP" || true)
+  # The guest was powered off mid-flight as far as journals go: don't replay them, a
+  # read-only loop could not take the writes anyway.
+  case $type in
+    ext4 | ext3) opts=ro,noload ;;
+    xfs) opts=ro,norecovery ;;
+  esac
+  mkdir -p "$dir"
+  mount -t "${type:-auto}" -o "$opts" "$VM_LAST_LOOP" "$dir" || return 1
+  VM_MOUNTS+=("$dir")
+}
+
+# ro_umount DIR: undo one ro_mount now (vm_cleanup would do it at the end anyway).
+ro_umount() {
+  local dir=$1 dev i
+  dev=$(findmnt -n -o SOURCE --target "$dir") || return 1
+  umount "$dir"
+  losetup -d "$dev" 2>/dev/null || true
+  for i in "${!VM_MOUNTS[@]}"; do [ "${VM_MOUNTS[i]}" = "$dir" ] && unset 'VM_MOUNTS[i]'; done
+  for i in "${!VM_LOOPS[@]}"; do [ "${VM_LOOPS[i]}" = "$dev" ] && unset 'VM_LOOPS[i]'; done
+  VM_MOUNTS=("${VM_MOUNTS[@]}") VM_LOOPS=("${VM_LOOPS[@]}")
+}
+
+# md_data_offset IMG [OFFSET]: byte offset (from the start of IMG) of the data of the md
+# member at OFFSET; with raid1 that is where the mirrored filesystem starts.
+md_data_offset() {
+  local img=$1 off=${2:-0} dev sectors
+  dev=$(losetup -f --show -r -o "$off" "$img") || return 1
+  sectors=$(mdadm --examine "$dev" 2>/dev/null | awk '/Data Offset/ { print $4; exit }')
+  losetup -d "$dev"
+  [ -n "$sectors" ] || return 1
+  echo $((off + sectors * 512))
+}
+
+# vfat_cat IMG OFFSET PATH: a file's contents from the FAT filesystem at OFFSET (mtools).
+vfat_cat() {
+  # mtools refuses geometries that don't divide evenly, which mkfs.fat on a partition makes.
+  MTOOLS_SKIP_CHECK=1 mtype -i "$1@@$2" "::$3"
+}
+
+# check DESC CMD...: run CMD in this shell (so ro_mount's tracking survives); on failure
+# note DESC. The first failure becomes the scenario's FAIL reason.
+VM_FAILS=()
+check() {
+  local desc=$1
+  shift
+  if "$@"; then return 0; fi
+  VM_FAILS+=("$desc")
+  vm_log "check failed: $desc"
+  return 1
+}
+
+# checks_ok: end of a scenario_verify; nonzero when any check failed.
+checks_ok() { [ ${#VM_FAILS[@]} -eq 0 ]; }

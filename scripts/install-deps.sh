@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs the Debian packages flint's tests use, when missing: the storage tools the
+# provisioner calls, QEMU and a Debian kernel for the VM tests. Idempotent; run as root on
+# Debian bookworm.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+APT=(apt-get -o DPkg::Lock::Timeout=600)
+
+# Debian packages, by the file that shows they are there.
+need=()
+for pair in \
+  python3:python3 awk:gawk /usr/sbin/in.tftpd:tftpd-hpa \
+  sgdisk:gdisk sfdisk:fdisk mke2fs:e2fsprogs mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
+  mkfs.vfat:dosfstools mtype:mtools mdadm:mdadm cryptsetup:cryptsetup-bin \
+  cpio:cpio modprobe:kmod /bin/busybox:busybox-static losetup:mount /usr/bin/time:time \
+  /usr/bin/dracut:dracut-core; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || [ -e "${pair%%:*}" ] || need+=("${pair#*:}")
+done
+ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
+qemu_needed=0
+command -v qemu-system-x86_64 >/dev/null 2>&1 || qemu_needed=1
+
+if [ ${#need[@]} -gt 0 ] || [ $qemu_needed = 1 ]; then
+  "${APT[@]}" update -qq
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== installing: ${need[*]}"
+  # mdadm's postinst wants to write an initramfs; nothing here boots the host from it.
+  "${APT[@]}" install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if [ $qemu_needed = 1 ]; then
+  echo "== installing: qemu-system-x86"
+  # Some images carry qemu-utils from bookworm-backports, which breaks bookworm's
+  # qemu-system-x86; take it from backports too, with a private apt lists directory so the
+  # machine's own apt configuration is left alone.
+  if dpkg-query -W -f='${Version}' qemu-utils 2>/dev/null | grep -q bpo; then
+    A=$(mktemp -d)
+    chmod 755 "$A"   # apt downloads as _apt
+    mkdir -p "$A/lists/partial"
+    MIRROR=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+    [ -n "$MIRROR" ] || MIRROR=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list)
+    {
+      echo "deb $MIRROR bookworm main"
+      echo "deb $MIRROR bookworm-backports main"
+    } >"$A/sources.list"
+    APTO=(-o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts=/dev/null
+      -o Dir::State::Lists="$A/lists")
+    "${APT[@]}" "${APTO[@]}" update -qq
+    "${APT[@]}" "${APTO[@]}" install -y -qq --no-install-recommends -t bookworm-backports qemu-system-x86 >/dev/null
+    rm -rf "$A"
+  else
+    "${APT[@]}" install -y -qq --no-install-recommends qemu-system-x86 >/dev/null
+  fi
+fi

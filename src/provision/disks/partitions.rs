@@ -1,0 +1,557 @@
+//! The partition planner: (desired partitions, observed table) → actions and the table that
+//! results. Pure: no device is touched here, so every rule is unit-tested on synthetic tables.
+//!
+//! The rules are upstream Ignition's ("Partition Reuse Semantics" in its operator notes), which
+//! drives `sgdisk`; the parts of sgdisk's behaviour that the rules depend on are modelled by
+//! [`Space`]: 1 MiB alignment of starts, `start 0` = start of the largest free block, `size 0`
+//! = to the end of that block, all deletions before all creations.
+//!
+//! One extension, for safe re-runs: a partition with `number: 0` and a label that an existing
+//! partition carries is that partition (upstream would add a second one, or fail for lack of
+//! space, on every re-run).
+
+use crate::ignition::types::Partition;
+
+/// Linux filesystem data: sgdisk's default type, and so upstream's.
+pub const DEFAULT_TYPE: &str = "0FC63DAF-8483-4772-8E79-3D69D8477DE4";
+/// GPT has 128 entries.
+pub const MAX_PARTITIONS: u32 = 128;
+
+/// One partition of a table, observed or planned. Sizes in logical sectors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    pub number: u32,
+    pub start: u64,
+    pub size: u64,
+    pub type_guid: String,
+    pub guid: String,
+    pub label: String,
+}
+
+impl Slot {
+    pub fn end(&self) -> u64 {
+        self.start + self.size - 1
+    }
+}
+
+/// A partition table's usable space and partitions (sorted by number).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub sector_size: u64,
+    pub first_usable: u64,
+    pub last_usable: u64,
+    pub slots: Vec<Slot>,
+}
+
+impl Layout {
+    pub fn get(&self, number: u32) -> Option<&Slot> {
+        self.slots.iter().find(|s| s.number == number)
+    }
+
+    /// Sectors per MiB: sgdisk's alignment, and the unit of the config's sizes.
+    pub fn per_mib(&self) -> u64 {
+        (1 << 20) / self.sector_size.max(1)
+    }
+
+    fn remove(&mut self, number: u32) {
+        self.slots.retain(|s| s.number != number);
+    }
+
+    fn insert(&mut self, slot: Slot) {
+        self.slots.push(slot);
+        self.slots.sort_by_key(|s| s.number);
+    }
+
+    /// Free blocks (first, last) in disk order.
+    fn free_blocks(&self) -> Vec<(u64, u64)> {
+        let mut used: Vec<(u64, u64)> = self.slots.iter().map(|s| (s.start, s.end())).collect();
+        used.sort();
+        let mut out = Vec::new();
+        let mut at = self.first_usable;
+        for (s, e) in used {
+            if s > at {
+                out.push((at, s - 1));
+            }
+            at = at.max(e.saturating_add(1));
+        }
+        if at <= self.last_usable {
+            out.push((at, self.last_usable));
+        }
+        out
+    }
+
+    /// The largest free block (the first of equals), as sgdisk picks it for defaults.
+    fn largest_block(&self) -> Option<(u64, u64)> {
+        let mut best: Option<(u64, u64)> = None;
+        for b in self.free_blocks() {
+            if best.is_none_or(|x| b.1 - b.0 > x.1 - x.0) {
+                best = Some(b);
+            }
+        }
+        best
+    }
+
+    fn align_up(&self, sector: u64) -> u64 {
+        let a = self.per_mib().max(1);
+        sector.div_ceil(a) * a
+    }
+
+    /// Places a partition as `sgdisk --new=N:START:SIZE` would: `None` for a default.
+    fn place(&self, start: Option<u64>, size: Option<u64>) -> Result<(u64, u64), String> {
+        let (low, high) = match self.largest_block() {
+            Some((s, e)) => (self.align_up(s), e),
+            None => return Err("no free space left on the disk".into()),
+        };
+        let start = start.map_or(low, |s| self.align_up(s));
+        let end = match size {
+            Some(n) => start.saturating_add(n).saturating_sub(1),
+            None => high,
+        };
+        let mib = |s: u64| mib_text(s, self.sector_size);
+        if start < self.first_usable || end > self.last_usable || end < start {
+            return Err(format!(
+                "{} at {} does not fit on the disk (usable space ends at {})",
+                mib(end.saturating_sub(start) + 1),
+                mib(start),
+                mib(self.last_usable + 1)
+            ));
+        }
+        if let Some(o) = self.slots.iter().find(|o| o.start <= end && start <= o.end()) {
+            return Err(format!(
+                "{} at {} does not fit: it overlaps partition {} ({} at {})",
+                mib(end - start + 1),
+                mib(start),
+                o.number,
+                mib(o.size),
+                mib(o.start)
+            ));
+        }
+        Ok((start, end - start + 1))
+    }
+
+    fn free_number(&self) -> Option<u32> {
+        (1..=MAX_PARTITIONS).find(|n| self.get(*n).is_none())
+    }
+}
+
+/// Sectors as MiB for messages: whole when whole.
+pub fn mib_text(sectors: u64, sector_size: u64) -> String {
+    let bytes = sectors as u128 * sector_size as u128;
+    if bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{:.2} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+/// What the planner decided for the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    WipeTable,
+    Delete { index: usize, slot: Slot },
+    Create { index: usize, slot: Slot },
+    /// Delete and create again in place with a new size (`resize: true`).
+    Resize { index: usize, from: Slot, to: Slot },
+    /// Delete and create again because it did not match (`wipePartitionEntry: true`).
+    Recreate { index: usize, from: Slot, to: Slot },
+}
+
+impl Action {
+    /// The config index of the partition the action is for.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Action::WipeTable => None,
+            Action::Delete { index, .. }
+            | Action::Create { index, .. }
+            | Action::Resize { index, .. }
+            | Action::Recreate { index, .. } => Some(*index),
+        }
+    }
+
+    /// The number of the partition the action is about (0 for the table).
+    pub fn slot_number(&self) -> u32 {
+        match self {
+            Action::WipeTable => 0,
+            Action::Delete { slot, .. } | Action::Create { slot, .. } => slot.number,
+            Action::Resize { to, .. } | Action::Recreate { to, .. } => to.number,
+        }
+    }
+
+    /// One line, without the device: "create partition 2 \"ROOT\" 4096 MiB at 1 MiB".
+    pub fn describe(&self, sector_size: u64) -> String {
+        let m = |s| mib_text(s, sector_size);
+        let name = |s: &Slot| {
+            if s.label.is_empty() {
+                format!("partition {}", s.number)
+            } else {
+                format!("partition {} {:?}", s.number, s.label)
+            }
+        };
+        match self {
+            Action::WipeTable => "wipe the partition table".into(),
+            Action::Delete { slot, .. } => format!("delete {}", name(slot)),
+            Action::Create { slot, .. } => {
+                format!("create {} {} at {}", name(slot), m(slot.size), m(slot.start))
+            }
+            Action::Resize { from, to, .. } => format!(
+                "resize {} from {} to {}",
+                name(to),
+                m(from.size),
+                m(to.size)
+            ),
+            Action::Recreate { from, to, .. } => format!(
+                "recreate {} ({} at {}) as {} at {}",
+                name(to),
+                m(from.size),
+                m(from.start),
+                m(to.size),
+                m(to.start)
+            ),
+        }
+    }
+}
+
+/// The planner's answer: actions in order, and the table after them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub actions: Vec<Action>,
+    pub result: Layout,
+}
+
+/// A partition the config asks for that cannot be had; `index` is its place in the config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanError {
+    pub index: Option<usize>,
+    pub message: String,
+}
+
+/// A config partition with sizes in sectors, as resolved against the table.
+#[derive(Debug, Clone)]
+struct Want {
+    index: usize,
+    number: u32,
+    start: Option<u64>,
+    size: Option<u64>,
+    label: Option<String>,
+    guid: Option<String>,
+    type_guid: Option<String>,
+    should_exist: bool,
+    wipe_entry: bool,
+    resize: bool,
+}
+
+fn non_empty(s: &Option<String>) -> Option<String> {
+    s.as_ref().filter(|s| !s.is_empty()).map(|s| s.to_uppercase())
+}
+
+/// Plans the partitions of one disk. `new_guid` gives GUIDs for partitions the config leaves
+/// without one (random in use, fixed in tests).
+pub fn plan(
+    desired: &[Partition],
+    wipe_table: bool,
+    observed: &Layout,
+    new_guid: &mut dyn FnMut() -> String,
+) -> Result<Plan, PlanError> {
+    if wipe_table {
+        let mut empty = observed.clone();
+        empty.slots.clear();
+        let mut p = plan_on(desired, &empty, new_guid)?;
+        // Beyond upstream: when the table already is what wiping and creating would give, a
+        // re-run leaves it alone instead of wiping it again.
+        if same_table(&p.result, observed) {
+            return Ok(Plan {
+                actions: Vec::new(),
+                result: observed.clone(),
+            });
+        }
+        p.actions.insert(0, Action::WipeTable);
+        return Ok(p);
+    }
+    plan_on(desired, observed, new_guid)
+}
+
+/// Equal but for GUIDs the planner made up.
+fn same_table(planned: &Layout, observed: &Layout) -> bool {
+    planned.slots.len() == observed.slots.len()
+        && planned.slots.iter().zip(&observed.slots).all(|(p, o)| {
+            p.number == o.number
+                && p.start == o.start
+                && p.size == o.size
+                && p.type_guid.eq_ignore_ascii_case(&o.type_guid)
+                && p.label == o.label
+        })
+}
+
+fn plan_on(
+    desired: &[Partition],
+    layout: &Layout,
+    new_guid: &mut dyn FnMut() -> String,
+) -> Result<Plan, PlanError> {
+    let to_sectors = |mib: Option<i64>| mib.map(|m| (m.max(0) as u64) * layout.per_mib());
+    let explicit: Vec<u32> = desired
+        .iter()
+        .filter(|p| p.number > 0)
+        .map(|p| p.number as u32)
+        .collect();
+    let mut wants: Vec<Want> = desired
+        .iter()
+        .enumerate()
+        .map(|(index, p)| {
+            let mut number = p.number.max(0) as u32;
+            if number == 0
+                && let Some(label) = &p.label
+                && let Some(s) = layout
+                    .slots
+                    .iter()
+                    .find(|s| &s.label == label && !explicit.contains(&s.number))
+            {
+                number = s.number;
+            }
+            Want {
+                index,
+                number,
+                start: to_sectors(p.start_mib),
+                size: to_sectors(p.size_mib),
+                label: p.label.clone(),
+                guid: non_empty(&p.guid),
+                type_guid: non_empty(&p.type_guid),
+                should_exist: p.should_exist != Some(false),
+                wipe_entry: p.wipe_partition_entry == Some(true),
+                resize: p.resize == Some(true),
+            }
+        })
+        .collect();
+    for w in &wants {
+        if w.number > MAX_PARTITIONS {
+            return Err(PlanError {
+                index: Some(w.index),
+                message: format!(
+                    "partition number {} is beyond the {MAX_PARTITIONS} entries of a GPT",
+                    w.number
+                ),
+            });
+        }
+    }
+    // Partitions that take the next free number come last, as upstream sorts them.
+    wants.sort_by_key(|w| w.number == 0);
+
+    resolve_defaults(&mut wants, layout)?;
+
+    let mut deletes: Vec<Action> = Vec::new();
+    let mut creates: Vec<(usize, Slot, Option<Slot>, bool)> = Vec::new();
+    for w in &wants {
+        let existing = layout.get(w.number).filter(|_| w.number > 0);
+        match (existing, w.should_exist) {
+            (None, false) => {}
+            (None, true) => creates.push((w.index, slot_for(w, None, new_guid), None, false)),
+            (Some(e), false) => {
+                if !w.wipe_entry {
+                    return Err(PlanError {
+                        index: Some(w.index),
+                        message: format!(
+                            "partition {} exists but is specified as nonexistent and wipePartitionEntry is false",
+                            w.number
+                        ),
+                    });
+                }
+                deletes.push(Action::Delete {
+                    index: w.index,
+                    slot: e.clone(),
+                });
+            }
+            (Some(e), true) => match mismatch(e, w, true) {
+                None => {}
+                Some(_) if w.wipe_entry => {
+                    deletes.push(Action::Delete {
+                        index: w.index,
+                        slot: e.clone(),
+                    });
+                    creates.push((w.index, slot_for(w, None, new_guid), Some(e.clone()), false));
+                }
+                Some(why) => {
+                    if w.resize && mismatch(e, w, false).is_none() {
+                        deletes.push(Action::Delete {
+                            index: w.index,
+                            slot: e.clone(),
+                        });
+                        creates.push((w.index, slot_for(w, Some(e), new_guid), Some(e.clone()), true));
+                    } else {
+                        return Err(PlanError {
+                            index: Some(w.index),
+                            message: format!("partition {} didn't match: {why}", w.number),
+                        });
+                    }
+                }
+            },
+        }
+    }
+
+    // As sgdisk runs them: every deletion, then the creations in order.
+    let mut result = layout.clone();
+    for d in &deletes {
+        if let Action::Delete { slot, .. } = d {
+            result.remove(slot.number);
+        }
+    }
+    let mut actions: Vec<Action> = deletes
+        .iter()
+        .filter(|d| {
+            // A deletion that a creation undoes is reported as that creation's recreate/resize.
+            let Action::Delete { slot, .. } = d else {
+                return true;
+            };
+            !creates
+                .iter()
+                .any(|(_, _, from, _)| from.as_ref().is_some_and(|f| f.number == slot.number))
+        })
+        .cloned()
+        .collect();
+    for (index, mut slot, from, resize) in creates {
+        if slot.number == 0 {
+            slot.number = result.free_number().ok_or_else(|| PlanError {
+                index: Some(index),
+                message: format!("no free partition number: the table has {MAX_PARTITIONS}"),
+            })?;
+        }
+        let want_start = (slot.start != u64::MAX).then_some(slot.start);
+        let want_size = (slot.size != 0).then_some(slot.size);
+        let (start, size) = result
+            .place(want_start, want_size)
+            .map_err(|m| PlanError {
+                index: Some(index),
+                message: format!("partition {}: {m}", slot.number),
+            })?;
+        slot.start = start;
+        slot.size = size;
+        result.insert(slot.clone());
+        actions.push(match (from, resize) {
+            (None, _) => Action::Create { index, slot },
+            (Some(from), true) => Action::Resize {
+                index,
+                from,
+                to: slot,
+            },
+            (Some(from), false) => Action::Recreate {
+                index,
+                from,
+                to: slot,
+            },
+        });
+    }
+    Ok(Plan { actions, result })
+}
+
+/// Upstream resolves `start`/`size` of 0, and unspecified ones of existing partitions, by
+/// pretending to delete every listed partition and create them again in order; `start 0` and
+/// `size 0` then take the places that pretend run gave them.
+fn resolve_defaults(wants: &mut [Want], layout: &Layout) -> Result<(), PlanError> {
+    let mut pretend = layout.clone();
+    for w in wants.iter_mut() {
+        if let Some(e) = layout.get(w.number).filter(|_| w.number > 0) {
+            pretend.remove(w.number);
+            if !w.wipe_entry {
+                w.start = w.start.or(Some(e.start));
+                w.size = w.size.or(Some(e.size));
+            }
+        }
+    }
+    for w in wants.iter_mut() {
+        if !w.should_exist {
+            continue;
+        }
+        // Deviation: upstream's pretend run moves a listed partition whose start and size are
+        // free (wipePartitionEntry) to the largest free block, where it can collide with the
+        // next one and fail a re-run of a config that succeeded. Here it stays in place.
+        let here = layout.get(w.number).filter(|_| w.number > 0);
+        let start = w.start.or(here.map(|e| e.start)).filter(|s| *s != 0);
+        let size = w.size.or(here.map(|e| e.size)).filter(|s| *s != 0);
+        let (s, n) = pretend.place(start, size).map_err(|m| PlanError {
+            index: Some(w.index),
+            message: match w.number {
+                0 => format!("partition: {m}"),
+                n => format!("partition {n}: {m}"),
+            },
+        })?;
+        let number = match w.number {
+            0 => pretend.free_number().unwrap_or(0),
+            n => n,
+        };
+        pretend.insert(Slot {
+            number,
+            start: s,
+            size: n,
+            type_guid: String::new(),
+            guid: String::new(),
+            label: String::new(),
+        });
+        if w.start == Some(0) {
+            w.start = Some(s);
+        }
+        if w.size == Some(0) {
+            w.size = Some(n);
+        }
+    }
+    Ok(())
+}
+
+/// Why the existing partition is not the wanted one (the size only when `with_size`).
+fn mismatch(e: &Slot, w: &Want, with_size: bool) -> Option<String> {
+    if let Some(s) = w.start
+        && s != e.start
+    {
+        return Some(format!(
+            "starting sector did not match (specified {s}, got {})",
+            e.start
+        ));
+    }
+    if let Some(g) = &w.guid
+        && !g.eq_ignore_ascii_case(&e.guid)
+    {
+        return Some(format!("GUID did not match (specified {g:?}, got {:?})", e.guid));
+    }
+    if let Some(t) = &w.type_guid
+        && !t.eq_ignore_ascii_case(&e.type_guid)
+    {
+        return Some(format!(
+            "type GUID did not match (specified {t:?}, got {:?})",
+            e.type_guid
+        ));
+    }
+    if let Some(l) = &w.label
+        && *l != e.label
+    {
+        return Some(format!(
+            "label did not match (specified {l:?}, got {:?})",
+            e.label
+        ));
+    }
+    if with_size
+        && let Some(n) = w.size
+        && n != e.size
+    {
+        return Some(format!("size did not match (specified {n}, got {})", e.size));
+    }
+    None
+}
+
+/// The slot to create; `start == u64::MAX` and `size == 0` stand for sgdisk's defaults. A
+/// resize keeps the identity and place of the partition it replaces.
+fn slot_for(w: &Want, resize_of: Option<&Slot>, new_guid: &mut dyn FnMut() -> String) -> Slot {
+    if let Some(e) = resize_of {
+        return Slot {
+            size: w.size.unwrap_or(0),
+            ..e.clone()
+        };
+    }
+    Slot {
+        number: w.number,
+        start: w.start.unwrap_or(u64::MAX),
+        size: w.size.unwrap_or(0),
+        type_guid: w.type_guid.clone().unwrap_or_else(|| DEFAULT_TYPE.into()),
+        guid: w.guid.clone().unwrap_or_else(new_guid),
+        label: w.label.clone().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,382 @@
+use super::*;
+use proptest::prelude::*;
+
+const MIB: u64 = 2048; // 512-byte sectors
+
+fn disk(mib: u64) -> Layout {
+    let sectors = mib * MIB;
+    Layout {
+        sector_size: 512,
+        first_usable: 34,
+        last_usable: sectors - 34,
+        slots: Vec::new(),
+    }
+}
+
+fn slot(number: u32, start_mib: u64, size_mib: u64, label: &str) -> Slot {
+    Slot {
+        number,
+        start: start_mib * MIB,
+        size: size_mib * MIB,
+        type_guid: DEFAULT_TYPE.into(),
+        guid: format!("00000000-0000-0000-0000-{number:012}"),
+        label: label.into(),
+    }
+}
+
+fn part(number: i64, start: Option<i64>, size: Option<i64>, label: Option<&str>) -> Partition {
+    Partition {
+        number,
+        start_mib: start,
+        size_mib: size,
+        label: label.map(Into::into),
+        ..Default::default()
+    }
+}
+
+fn guids() -> impl FnMut() -> String {
+    let mut n = 0;
+    move || {
+        n += 1;
+        format!("11111111-0000-0000-0000-{n:012}")
+    }
+}
+
+fn run(desired: &[Partition], wipe: bool, l: &Layout) -> Result<Plan, PlanError> {
+    plan(desired, wipe, l, &mut guids())
+}
+
+fn with(slots: Vec<Slot>) -> Layout {
+    Layout {
+        slots,
+        ..disk(100)
+    }
+}
+
+// The decision table, row by row (present × shouldExist × wipePartitionEntry).
+
+#[test]
+fn absent_and_should_not_exist_does_nothing() {
+    for wipe in [false, true] {
+        let mut p = part(2, None, None, None);
+        p.should_exist = Some(false);
+        p.wipe_partition_entry = Some(wipe);
+        let plan = run(&[p], false, &with(vec![slot(1, 1, 10, "a")])).unwrap();
+        assert!(plan.actions.is_empty());
+    }
+}
+
+#[test]
+fn absent_and_should_exist_creates() {
+    for wipe in [false, true] {
+        let mut p = part(1, Some(1), Some(10), Some("boot"));
+        p.wipe_partition_entry = Some(wipe);
+        let plan = run(&[p], false, &disk(100)).unwrap();
+        assert_eq!(
+            plan.actions,
+            vec![Action::Create {
+                index: 0,
+                slot: Slot {
+                    guid: "11111111-0000-0000-0000-000000000001".into(),
+                    ..slot(1, 1, 10, "boot")
+                }
+            }]
+        );
+    }
+}
+
+#[test]
+fn present_should_not_exist_without_wipe_fails() {
+    let mut p = part(1, None, None, None);
+    p.should_exist = Some(false);
+    let e = run(&[p], false, &with(vec![slot(1, 1, 10, "a")])).unwrap_err();
+    assert_eq!(e.index, Some(0));
+    assert!(e.message.contains("specified as nonexistent"), "{}", e.message);
+}
+
+#[test]
+fn present_should_not_exist_with_wipe_deletes() {
+    let mut p = part(1, None, None, None);
+    p.should_exist = Some(false);
+    p.wipe_partition_entry = Some(true);
+    let plan = run(&[p], false, &with(vec![slot(1, 1, 10, "a")])).unwrap();
+    assert_eq!(
+        plan.actions,
+        vec![Action::Delete {
+            index: 0,
+            slot: slot(1, 1, 10, "a")
+        }]
+    );
+    assert!(plan.result.slots.is_empty());
+}
+
+#[test]
+fn present_and_matching_is_kept() {
+    let l = with(vec![slot(1, 1, 10, "a")]);
+    for p in [
+        part(1, Some(1), Some(10), Some("a")),
+        part(1, None, None, None),
+        part(1, None, Some(10), Some("a")),
+        part(0, None, None, Some("a")),
+    ] {
+        let plan = run(&[p.clone()], false, &l).unwrap();
+        assert!(plan.actions.is_empty(), "{p:?}: {:?}", plan.actions);
+    }
+    // Empty GUIDs are unspecified; GUIDs compare without case.
+    let mut p = part(1, None, None, None);
+    p.guid = Some(String::new());
+    p.type_guid = Some(DEFAULT_TYPE.to_lowercase());
+    assert!(run(&[p], false, &l).unwrap().actions.is_empty());
+}
+
+#[test]
+fn present_mismatch_without_wipe_fails_naming_the_field() {
+    let l = with(vec![slot(1, 1, 10, "a")]);
+    let cases = [
+        (part(1, Some(2), None, None), "starting sector did not match"),
+        (part(1, None, Some(20), None), "size did not match"),
+        (part(1, None, None, Some("b")), "label did not match"),
+    ];
+    for (p, want) in cases {
+        let e = run(&[p], false, &l).unwrap_err();
+        assert!(e.message.contains(want), "{}", e.message);
+        assert!(e.message.starts_with("partition 1 didn't match"));
+    }
+    let mut p = part(1, None, None, None);
+    p.type_guid = Some("C12A7328-F81F-11D2-BA4B-00A0C93EC93B".into());
+    assert!(run(&[p], false, &l).unwrap_err().message.contains("type GUID"));
+    let mut p = part(1, None, None, None);
+    p.guid = Some("22222222-0000-0000-0000-000000000000".into());
+    assert!(run(&[p], false, &l).unwrap_err().message.contains("GUID did not match"));
+}
+
+#[test]
+fn resize_grows_in_place_keeping_identity() {
+    let l = with(vec![slot(1, 1, 10, "a")]);
+    let mut p = part(1, None, Some(30), None);
+    p.resize = Some(true);
+    let plan = run(&[p.clone()], false, &l).unwrap();
+    assert_eq!(
+        plan.actions,
+        vec![Action::Resize {
+            index: 0,
+            from: slot(1, 1, 10, "a"),
+            to: slot(1, 1, 30, "a")
+        }]
+    );
+    // Resize does not excuse another difference.
+    p.label = Some("other".into());
+    assert!(run(&[p], false, &l).is_err());
+}
+
+#[test]
+fn resize_to_zero_takes_the_free_space_after_it() {
+    let l = with(vec![slot(1, 1, 10, "a")]);
+    let mut p = part(1, None, Some(0), None);
+    p.resize = Some(true);
+    let plan = run(&[p], false, &l).unwrap();
+    let Action::Resize { to, .. } = &plan.actions[0] else {
+        panic!("{:?}", plan.actions)
+    };
+    assert_eq!(to.start, MIB);
+    assert_eq!(to.end(), l.last_usable);
+}
+
+#[test]
+fn mismatch_with_wipe_entry_recreates() {
+    let l = with(vec![slot(1, 1, 10, "a")]);
+    let mut p = part(1, Some(20), Some(10), Some("b"));
+    p.wipe_partition_entry = Some(true);
+    let plan = run(&[p], false, &l).unwrap();
+    assert_eq!(plan.actions.len(), 1);
+    let Action::Recreate { from, to, .. } = &plan.actions[0] else {
+        panic!("{:?}", plan.actions)
+    };
+    assert_eq!(from, &slot(1, 1, 10, "a"));
+    assert_eq!((to.start, to.size, to.label.as_str()), (20 * MIB, 10 * MIB, "b"));
+}
+
+#[test]
+fn match_with_wipe_entry_is_kept() {
+    let l = with(vec![slot(1, 1, 10, "a")]);
+    let mut p = part(1, Some(1), Some(10), Some("a"));
+    p.wipe_partition_entry = Some(true);
+    assert!(run(&[p], false, &l).unwrap().actions.is_empty());
+}
+
+// Placement rules.
+
+#[test]
+fn start_zero_is_the_largest_free_block_not_the_first() {
+    // Free: 1..10 (9 MiB), 20..99 (the largest).
+    let l = with(vec![slot(1, 10, 10, "x")]);
+    let plan = run(&[part(2, Some(0), Some(5), None)], false, &l).unwrap();
+    assert_eq!(plan.result.get(2).unwrap().start, 20 * MIB);
+    // Unspecified start on a new partition: the same.
+    let plan = run(&[part(2, None, Some(5), None)], false, &l).unwrap();
+    assert_eq!(plan.result.get(2).unwrap().start, 20 * MIB);
+}
+
+#[test]
+fn size_zero_spans_to_the_end_of_the_largest_block() {
+    let plan = run(&[part(1, Some(1), Some(0), None)], false, &disk(100)).unwrap();
+    let s = plan.result.get(1).unwrap();
+    assert_eq!((s.start, s.end()), (MIB, disk(100).last_usable));
+    // A start outside the largest block cannot take its end.
+    let l = with(vec![slot(1, 10, 10, "x")]);
+    let e = run(&[part(2, Some(2), Some(0), None)], false, &l).unwrap_err();
+    assert!(e.message.contains("overlaps partition 1"), "{}", e.message);
+}
+
+#[test]
+fn number_zero_takes_the_next_free_slot_after_numbered_ones() {
+    let l = with(vec![slot(1, 1, 10, "a")]);
+    let plan = run(
+        &[part(0, None, Some(5), Some("z")), part(3, None, Some(5), None)],
+        false,
+        &l,
+    )
+    .unwrap();
+    // Numbered first (3), then number 0 gets 2.
+    let created: Vec<(usize, u32)> = plan
+        .actions
+        .iter()
+        .map(|a| match a {
+            Action::Create { index, slot } => (*index, slot.number),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(created, vec![(1, 3), (0, 2)]);
+}
+
+#[test]
+fn unspecified_start_keeps_the_existing_unless_wiping_entries() {
+    let l = with(vec![slot(1, 5, 10, "a")]);
+    // Kept: matches.
+    assert!(run(&[part(1, None, Some(10), None)], false, &l).unwrap().actions.is_empty());
+    // With wipePartitionEntry the start is free and nothing else differs: kept as well.
+    let mut p = part(1, None, Some(10), None);
+    p.wipe_partition_entry = Some(true);
+    assert!(run(&[p], false, &l).unwrap().actions.is_empty());
+}
+
+#[test]
+fn does_not_fit_names_the_entry() {
+    let e = run(
+        &[part(1, None, Some(50), None), part(2, None, Some(60), Some("big"))],
+        false,
+        &disk(100),
+    )
+    .unwrap_err();
+    assert_eq!(e.index, Some(1));
+    assert!(e.message.contains("does not fit"), "{}", e.message);
+}
+
+#[test]
+fn wipe_table_starts_from_empty_and_is_skipped_when_already_there() {
+    let l = with(vec![slot(1, 1, 10, "a"), slot(2, 11, 10, "b")]);
+    let want = [part(1, None, Some(20), Some("c"))];
+    let plan = run(&want, true, &l).unwrap();
+    assert_eq!(plan.actions[0], Action::WipeTable);
+    assert_eq!(plan.result.slots.len(), 1);
+    let again = run(&want, true, &plan.result).unwrap();
+    assert!(again.actions.is_empty(), "{:?}", again.actions);
+}
+
+#[test]
+fn four_kib_sectors_align_to_one_mib() {
+    let l = Layout {
+        sector_size: 4096,
+        first_usable: 6,
+        last_usable: 100 * 256 - 6,
+        slots: Vec::new(),
+    };
+    let plan = run(&[part(1, None, Some(10), None)], false, &l).unwrap();
+    let s = plan.result.get(1).unwrap();
+    assert_eq!((s.start, s.size), (256, 10 * 256));
+}
+
+#[test]
+fn describe_is_one_readable_line() {
+    let a = Action::Create {
+        index: 0,
+        slot: slot(2, 1, 4096, "ROOT"),
+    };
+    assert_eq!(a.describe(512), "create partition 2 \"ROOT\" 4096 MiB at 1 MiB");
+}
+
+// Properties over random tables and configs.
+
+fn arb_layout() -> impl Strategy<Value = Layout> {
+    // Up to 6 existing partitions placed at whole MiB on a 64..512 MiB disk.
+    (64u64..512, prop::collection::vec((1u64..40, 1u64..40), 0..6)).prop_map(|(mib, parts)| {
+        let mut l = disk(mib);
+        let mut at = 1;
+        for (i, (gap, size)) in parts.into_iter().enumerate() {
+            let start = at + gap % 8;
+            if (start + size) * MIB > l.last_usable {
+                break;
+            }
+            l.slots.push(slot(i as u32 + 1, start, size, &format!("p{}", i + 1)));
+            at = start + size;
+        }
+        l
+    })
+}
+
+fn arb_partition() -> impl Strategy<Value = Partition> {
+    (
+        0i64..8,
+        prop::option::of(0i64..300),
+        prop::option::of(0i64..100),
+        prop::option::of(prop::sample::select(vec!["p1", "p2", "new", "root"])),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(number, start, size, label, wipe, resize)| Partition {
+            number,
+            start_mib: start,
+            size_mib: size,
+            label: label.map(Into::into),
+            wipe_partition_entry: Some(wipe),
+            resize: Some(resize),
+            ..Default::default()
+        })
+}
+
+proptest! {
+    #[test]
+    fn planned_tables_are_sound_and_stable(
+        layout in arb_layout(),
+        mut desired in prop::collection::vec(arb_partition(), 0..5),
+        wipe_table in any::<bool>(),
+    ) {
+        // Numbers and labels are unique in a valid config; a partition without a number is
+        // known again on a re-run only by its label.
+        let mut seen = std::collections::HashSet::new();
+        let mut labels = std::collections::HashSet::new();
+        desired.retain(|p| {
+            (p.number == 0 || seen.insert(p.number))
+                && p.label.as_ref().is_none_or(|l| labels.insert(l.clone()))
+                && (p.number != 0 || p.label.is_some())
+        });
+        if let Ok(plan) = run(&desired, wipe_table, &layout) {
+            let r = &plan.result;
+            for (i, a) in r.slots.iter().enumerate() {
+                prop_assert!(a.start >= r.first_usable && a.end() <= r.last_usable, "{a:?} outside");
+                for b in &r.slots[i + 1..] {
+                    prop_assert!(a.end() < b.start || b.end() < a.start, "{a:?} overlaps {b:?}");
+                }
+            }
+            for a in &plan.actions {
+                if let Action::Create { slot, .. } | Action::Recreate { to: slot, .. } = a {
+                    prop_assert_eq!(slot.start % MIB, 0, "unaligned {:?}", slot);
+                }
+            }
+            // Planning the result again changes nothing.
+            let again = run(&desired, wipe_table, r);
+            prop_assert!(again.is_ok(), "{again:?}");
+            prop_assert_eq!(again.unwrap().actions, vec![]);
+        }
+    }
+}

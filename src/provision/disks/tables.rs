@@ -1,0 +1,178 @@
+//! Partition tables on real disks: observe the GPT, plan with [`super::partitions`], write the
+//! new table and tell the kernel (BLKPG), refusing to touch partitions that are in use.
+
+use super::partitions::{self, Action, Layout, Slot};
+use super::{Context, Outcome, change, device, fail};
+use crate::ignition::types::Disk;
+use crate::provision::StageError;
+use crate::system::{blockdev, gpt};
+use crate::tree::JsonPath;
+use std::path::Path;
+
+pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
+    let disks = JsonPath::root().key("storage").key("disks");
+    for (i, disk) in cx.config.storage.disks.iter().enumerate() {
+        let entry = disks.index(i);
+        let dev = device(&disk.device, &entry.key("device"))?;
+        one_disk(cx, disk, &dev, &entry, out)?;
+    }
+    Ok(())
+}
+
+/// The disk's table as the planner sees it; `None` when it has none or a corrupt one (with why).
+fn observe(dev: &Path, entry: &JsonPath) -> Result<(Layout, Option<String>), StageError> {
+    let io = |e: std::io::Error| fail(entry.clone(), format!("{}: {e}", dev.display()));
+    let geo = blockdev::geometry(dev).map_err(io)?;
+    let (table, corrupt) = match gpt::probe(dev).map_err(io)? {
+        gpt::Probe::Found { table, .. } if table.sector_size == geo.sector_size => (table, None),
+        gpt::Probe::Found { .. } | gpt::Probe::Absent => {
+            (gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size), None)
+        }
+        gpt::Probe::Corrupt { reason } => (
+            gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size),
+            Some(reason),
+        ),
+    };
+    Ok((to_layout(&table), corrupt))
+}
+
+fn to_layout(t: &gpt::Table) -> Layout {
+    Layout {
+        sector_size: t.sector_size,
+        first_usable: t.first_usable,
+        last_usable: t.last_usable,
+        slots: t
+            .partitions
+            .iter()
+            .map(|e| Slot {
+                number: e.number,
+                start: e.start,
+                size: e.size,
+                type_guid: e.type_guid.clone(),
+                guid: e.guid.clone(),
+                label: e.label.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn one_disk(
+    cx: &Context,
+    disk: &Disk,
+    dev: &Path,
+    entry: &JsonPath,
+    out: &mut Outcome,
+) -> Result<(), StageError> {
+    let wipe = disk.wipe_table == Some(true);
+    let (observed, corrupt) = observe(dev, entry)?;
+    if let Some(why) = &corrupt
+        && !wipe
+    {
+        return Err(fail(
+            entry.clone(),
+            format!(
+                "{}: the partition table is corrupt ({why}); set wipeTable to replace it",
+                dev.display()
+            ),
+        ));
+    }
+    let parts = entry.key("partitions");
+    let plan = partitions::plan(&disk.partitions, wipe, &observed, &mut random_guid).map_err(
+        |e| {
+            let at = e.index.map_or(entry.clone(), |i| parts.index(i));
+            fail(at, format!("{}: {}", dev.display(), e.message))
+        },
+    )?;
+    if plan.actions.is_empty() {
+        return Ok(());
+    }
+    refuse_in_use(dev, &plan.actions, entry, &parts)?;
+    for a in &plan.actions {
+        let at = a.index().map_or(entry.clone(), |i| parts.index(i));
+        out.changes.push(change(
+            "partition",
+            at,
+            dev,
+            format!("{} on {}", a.describe(observed.sector_size), dev.display()),
+        ));
+    }
+    if !cx.apply {
+        return Ok(());
+    }
+    let io = |e: std::io::Error| fail(entry.clone(), format!("{}: {e}", dev.display()));
+    let geo = blockdev::geometry(dev).map_err(io)?;
+    let mut table = gpt::read(dev).map_err(io)?.filter(|_| !wipe).unwrap_or_else(|| {
+        gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size)
+    });
+    if wipe {
+        gpt::wipe(dev).map_err(io)?;
+    }
+    table.partitions = plan
+        .result
+        .slots
+        .iter()
+        .map(|s| gpt::Entry {
+            number: s.number,
+            start: s.start,
+            size: s.size,
+            type_guid: s.type_guid.to_uppercase(),
+            guid: s.guid.to_uppercase(),
+            label: s.label.clone(),
+        })
+        .collect();
+    gpt::write(dev, &table).map_err(io)?;
+    blockdev::sync_kernel(dev, &table).map_err(io)?;
+    // Verify: the table on the disk is the planned one, and planning again finds nothing.
+    let (now, _) = observe(dev, entry)?;
+    let again = partitions::plan(&disk.partitions, wipe, &now, &mut random_guid)
+        .map_err(|e| fail(entry.clone(), format!("after writing {}: {}", dev.display(), e.message)))?;
+    if let Some(a) = again.actions.first() {
+        return Err(fail(
+            entry.clone(),
+            format!(
+                "{}: not in the desired state after writing the table: would still {}",
+                dev.display(),
+                a.describe(now.sector_size)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A partition the plan deletes or moves must not be mounted, swapped on or held (by md, dm).
+fn refuse_in_use(
+    dev: &Path,
+    actions: &[Action],
+    entry: &JsonPath,
+    parts: &JsonPath,
+) -> Result<(), StageError> {
+    for a in actions {
+        let (what, at) = match a {
+            Action::WipeTable => (blockdev::in_use(dev), entry.clone()),
+            Action::Delete { index, slot } | Action::Resize { index, from: slot, .. } | Action::Recreate { index, from: slot, .. } => (
+                blockdev::in_use_exact(&blockdev::partition_node(dev, slot.number)),
+                parts.index(*index),
+            ),
+            Action::Create { .. } => continue,
+        };
+        if let Ok(Some(why)) = what {
+            return Err(fail(
+                at,
+                format!(
+                    "{}: refusing to {}: in use ({why})",
+                    dev.display(),
+                    match a {
+                        Action::WipeTable => "wipe the partition table".to_string(),
+                        other => format!("change partition {}", other.slot_number()),
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A random GUID, upper case, as the planner needs for new partitions.
+pub fn random_guid() -> String {
+    uuid::Uuid::new_v4().to_string().to_uppercase()
+}

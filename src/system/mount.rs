@@ -1,0 +1,186 @@
+//! mount(2) and umount(2), and what is mounted where (/proc/self/mountinfo).
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Splits `mount -o` style options into mount(2) flags and the filesystem's own data string.
+pub fn split_options(options: &[String]) -> (libc::c_ulong, String) {
+    let mut flags: libc::c_ulong = 0;
+    let mut data: Vec<&str> = Vec::new();
+    for o in options
+        .iter()
+        .flat_map(|o| o.split(','))
+        .filter(|o| !o.is_empty())
+    {
+        let (set, clear): (libc::c_ulong, libc::c_ulong) = match o {
+            "ro" => (libc::MS_RDONLY, 0),
+            "rw" => (0, libc::MS_RDONLY),
+            "nosuid" => (libc::MS_NOSUID, 0),
+            "suid" => (0, libc::MS_NOSUID),
+            "nodev" => (libc::MS_NODEV, 0),
+            "dev" => (0, libc::MS_NODEV),
+            "noexec" => (libc::MS_NOEXEC, 0),
+            "exec" => (0, libc::MS_NOEXEC),
+            "sync" => (libc::MS_SYNCHRONOUS, 0),
+            "async" => (0, libc::MS_SYNCHRONOUS),
+            "dirsync" => (libc::MS_DIRSYNC, 0),
+            "noatime" => (libc::MS_NOATIME, 0),
+            "atime" => (0, libc::MS_NOATIME),
+            "nodiratime" => (libc::MS_NODIRATIME, 0),
+            "diratime" => (0, libc::MS_NODIRATIME),
+            "relatime" => (libc::MS_RELATIME, 0),
+            "norelatime" => (0, libc::MS_RELATIME),
+            "strictatime" => (libc::MS_STRICTATIME, 0),
+            "lazytime" => (libc::MS_LAZYTIME, 0),
+            "nolazytime" => (0, libc::MS_LAZYTIME),
+            "mand" => (libc::MS_MANDLOCK, 0),
+            "nomand" => (0, libc::MS_MANDLOCK),
+            "silent" => (libc::MS_SILENT, 0),
+            "loud" => (0, libc::MS_SILENT),
+            // Meaningful to mount(8) and fstab only.
+            "defaults" | "auto" | "noauto" | "nofail" | "_netdev" | "user" | "nouser" => (0, 0),
+            other => {
+                data.push(other);
+                (0, 0)
+            }
+        };
+        flags = (flags | set) & !clear;
+    }
+    (flags, data.join(","))
+}
+
+fn cstr(p: &Path) -> io::Result<CString> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| io::Error::other("path holds a NUL byte"))
+}
+
+/// Mounts `dev` of type `fstype` on `dir` with `options` (mount(8) syntax).
+pub fn mount(dev: &Path, dir: &Path, fstype: &str, options: &[String]) -> io::Result<()> {
+    let (flags, data) = split_options(options);
+    let (d, t, f) = (cstr(dev)?, cstr(Path::new(fstype))?, cstr(dir)?);
+    let data = CString::new(data).map_err(|_| io::Error::other("option holds a NUL byte"))?;
+    let ptr = if data.as_bytes().is_empty() {
+        std::ptr::null()
+    } else {
+        data.as_ptr() as *const libc::c_void
+    };
+    // SAFETY: all pointers are valid NUL-terminated strings (or null data) for the call.
+    let rc = unsafe { libc::mount(d.as_ptr(), f.as_ptr(), t.as_ptr(), flags, ptr) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Unmounts `dir`.
+pub fn umount(dir: &Path) -> io::Result<()> {
+    let d = cstr(dir)?;
+    // SAFETY: a valid NUL-terminated path.
+    let rc = unsafe { libc::umount2(d.as_ptr(), 0) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// One line of /proc/self/mountinfo.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mounted {
+    pub major: u32,
+    pub minor: u32,
+    pub dir: PathBuf,
+    pub fstype: String,
+    pub source: String,
+}
+
+/// Unescapes mountinfo's octal escapes (\040 for a space).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Everything mounted, in mount order.
+pub fn mounted() -> io::Result<Vec<Mounted>> {
+    let text = std::fs::read_to_string("/proc/self/mountinfo")?;
+    Ok(text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let sep = f.iter().position(|x| *x == "-")?;
+            let (major, minor) = f.get(2)?.split_once(':')?;
+            Some(Mounted {
+                major: major.parse().ok()?,
+                minor: minor.parse().ok()?,
+                dir: PathBuf::from(unescape(f.get(4)?)),
+                fstype: f.get(sep + 1)?.to_string(),
+                source: unescape(f.get(sep + 2)?),
+            })
+        })
+        .collect())
+}
+
+/// The mount on exactly `dir`, the last one when several are stacked.
+pub fn mount_at(dir: &Path) -> io::Result<Option<Mounted>> {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    Ok(mounted()?.into_iter().rev().find(|m| m.dir == dir))
+}
+
+/// The device number (major, minor) of a block device node.
+pub fn dev_numbers(dev: &Path) -> io::Result<(u32, u32)> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let md = std::fs::metadata(dev)?;
+    if !md.file_type().is_block_device() {
+        return Err(io::Error::other(format!(
+            "{} is not a block device",
+            dev.display()
+        )));
+    }
+    let rdev = md.rdev();
+    Ok((libc::major(rdev), libc::minor(rdev)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_split_into_flags_and_data() {
+        let (f, d) = split_options(&["ro,noatime".into(), "discard".into(), "subvol=@".into()]);
+        assert_eq!(f, libc::MS_RDONLY | libc::MS_NOATIME);
+        assert_eq!(d, "discard,subvol=@");
+        let (f, d) = split_options(&["ro".into(), "rw".into(), "defaults".into()]);
+        assert_eq!((f, d.as_str()), (0, ""));
+    }
+
+    #[test]
+    fn mountinfo_escapes_are_undone() {
+        assert_eq!(unescape("/a\\040b"), "/a b");
+        assert_eq!(unescape("/plain"), "/plain");
+    }
+
+    #[test]
+    fn the_proc_mount_is_listed() {
+        let all = mounted().unwrap();
+        assert!(
+            all.iter()
+                .any(|m| m.dir == Path::new("/proc") && m.fstype == "proc")
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! What is on a block device: a low-level blkid probe (superblocks read from the device, no
+//! cache), as upstream does with libblkid.
+
+use super::tool::{self, ToolError};
+use std::path::Path;
+
+/// A signature found on a device.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    /// blkid's TYPE: ext4, xfs, btrfs, vfat, swap, crypto_LUKS, linux_raid_member, …
+    pub kind: String,
+    pub label: String,
+    pub uuid: String,
+    /// A partition table (PTTYPE) rather than a filesystem.
+    pub table: String,
+}
+
+impl Found {
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty() && self.table.is_empty()
+    }
+}
+
+/// Probes `dev`. `Ok(None)` when blkid finds nothing; an error when it finds several
+/// conflicting signatures, because reusing such a device would be a guess.
+pub fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
+    let out = tool::run_with(
+        "blkid",
+        [
+            "-p".as_ref(),
+            "-o".as_ref(),
+            "export".as_ref(),
+            dev.as_os_str(),
+        ],
+        &[2],
+        &[],
+    )?;
+    if out.status == 2 {
+        return Ok(None);
+    }
+    let mut f = Found::default();
+    for (k, v) in tool::export_pairs(&out.stdout) {
+        match k.as_str() {
+            "TYPE" => f.kind = v,
+            "LABEL" => f.label = v,
+            "UUID" => f.uuid = v,
+            "PTTYPE" => f.table = v,
+            _ => {}
+        }
+    }
+    Ok((!f.is_empty()).then_some(f))
+}
+
+/// blkid's TYPE for an Ignition filesystem format.
+pub fn blkid_type(format: &str) -> &str {
+    match format {
+        "luks" => "crypto_LUKS",
+        other => other,
+    }
+}
+
+/// UUIDs compare without case and, for vfat volume IDs, without the dash.
+pub fn same_uuid(format: &str, want: &str, got: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        if format == "vfat" {
+            s.replace('-', "")
+        } else {
+            s
+        }
+    };
+    norm(want) == norm(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vfat_ids_compare_without_dash_and_case() {
+        assert!(same_uuid("vfat", "ABCD1234", "abcd-1234"));
+        assert!(same_uuid("ext4", "AA-BB", "aa-bb"));
+        assert!(!same_uuid("ext4", "aabb", "aa-bb"));
+    }
+}
