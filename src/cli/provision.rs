@@ -201,7 +201,10 @@ fn run_stage(
             if !apply {
                 return Ok((Vec::new(), Vec::new()));
             }
-            Ok((Vec::new(), provision::mounts::umount_stage(&acq.config, &opts.root)?))
+            Ok((
+                Vec::new(),
+                provision::mounts::umount_stage(&acq.config, &opts.root)?,
+            ))
         }
     }
 }

@@ -33,7 +33,11 @@ pub fn targets<'a>(config: &'a Config, root: &Path) -> Vec<Target<'a>> {
             Target {
                 entry: base.index(i),
                 fs: f,
-                dir: if rel.is_empty() { root.to_path_buf() } else { root.join(rel) },
+                dir: if rel.is_empty() {
+                    root.to_path_buf()
+                } else {
+                    root.join(rel)
+                },
             }
         })
         .collect();
@@ -50,11 +54,13 @@ fn fail(stage: Stage, entry: &JsonPath, message: String) -> StageError {
 }
 
 /// Whether `dev` is what is mounted on `dir`.
+/// btrfs reports an anonymous device number, so the mount source counts too.
 fn mounted_here(dev: &Path, dir: &Path) -> bool {
-    let (Ok(Some(m)), Ok(n)) = (mount::mount_at(dir), mount::dev_numbers(dev)) else {
+    let Ok(Some(m)) = mount::mount_at(dir) else {
         return false;
     };
-    (m.major, m.minor) == n
+    let same_source = std::fs::canonicalize(&m.source).is_ok_and(|s| s == dev);
+    same_source || mount::dev_numbers(dev).is_ok_and(|n| (m.major, m.minor) == n)
 }
 
 /// Mounts the targets; returns the directories this call mounted, in order, and notes.
@@ -97,16 +103,27 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
         }
     };
     if mounted_here(&dev, &t.dir) {
-        return Ok(Some(format!("{} already mounted on {}", dev.display(), t.dir.display())));
+        return Ok(Some(format!(
+            "{} already mounted on {}",
+            dev.display(),
+            t.dir.display()
+        )));
     }
     let mut options = t.fs.mount_options.clone();
     if apply {
         std::fs::create_dir_all(&t.dir).map_err(|e| {
-            fail(Stage::Mount, &t.entry, format!("creating the mount point {}: {e}", t.dir.display()))
+            fail(
+                Stage::Mount,
+                &t.entry,
+                format!("creating the mount point {}: {e}", t.dir.display()),
+            )
         })?;
     } else {
         // Only a filesystem that will be kept is worth looking into; nothing may be written.
-        let keeps = probe::probe(&dev).ok().flatten().is_some_and(|f| f.kind == probe::blkid_type(format));
+        let keeps = probe::probe(&dev)
+            .ok()
+            .flatten()
+            .is_some_and(|f| f.kind == probe::blkid_type(format));
         if !keeps || !t.dir.is_dir() {
             return Ok(None);
         }
@@ -121,10 +138,18 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
         fail(
             Stage::Mount,
             &t.entry,
-            format!("mounting {} ({format}) on {}: {e}", dev.display(), t.dir.display()),
+            format!(
+                "mounting {} ({format}) on {}: {e}",
+                dev.display(),
+                t.dir.display()
+            ),
         )
     })?;
-    Ok(Some(format!("mounted {} ({format}) on {}", dev.display(), t.dir.display())))
+    Ok(Some(format!(
+        "mounted {} ({format}) on {}",
+        dev.display(),
+        t.dir.display()
+    )))
 }
 
 /// Unmounts every target that is mounted, deepest first; returns notes.
@@ -138,7 +163,11 @@ pub fn umount_stage(config: &Config, root: &Path) -> Result<Vec<String>, StageEr
             continue;
         }
         mount::umount(&t.dir).map_err(|e| {
-            fail(Stage::Umount, &t.entry, format!("unmounting {}: {e}", t.dir.display()))
+            fail(
+                Stage::Umount,
+                &t.entry,
+                format!("unmounting {}: {e}", t.dir.display()),
+            )
         })?;
         notes.push(format!("unmounted {}", t.dir.display()));
     }

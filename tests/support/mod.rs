@@ -2,6 +2,8 @@
 //! forwarding proxy, a TFTP server (tftpd-hpa), and a test CA.
 #![allow(dead_code)]
 
+pub mod devices;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -39,7 +39,11 @@ pub fn decide(fs: &Filesystem, found: Option<&Found>) -> Decision {
     let format = fs.format.as_deref().unwrap_or("");
     let wipe = fs.wipe_filesystem == Some(true);
     let Some(f) = found else {
-        return if format == "none" { Decision::Keep } else { Decision::Create };
+        return if format == "none" {
+            Decision::Keep
+        } else {
+            Decision::Create
+        };
     };
     if wipe {
         return Decision::WipeAndCreate(describe(f));
@@ -107,51 +111,87 @@ pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
 
 /// The device of a filesystem entry: waited for when applying; when planning, a device that
 /// is not there yet (a partition, array or volume this run would create) is new and empty.
-pub fn device_of(cx: &Context, fs: &Filesystem, entry: &JsonPath) -> Result<Option<PathBuf>, StageError> {
+pub fn device_of(
+    cx: &Context,
+    fs: &Filesystem,
+    entry: &JsonPath,
+) -> Result<Option<PathBuf>, StageError> {
     if cx.apply {
         return super::device(&fs.device, &entry.key("device")).map(Some);
     }
     Ok(devices::resolve_now(&fs.device))
 }
 
-fn one(cx: &Context, fs: &Filesystem, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
+fn one(
+    cx: &Context,
+    fs: &Filesystem,
+    entry: &JsonPath,
+    out: &mut Outcome,
+) -> Result<(), StageError> {
     let format = fs.format.as_deref().unwrap_or("");
     let Some(dev) = device_of(cx, fs, entry)? else {
         if format != "none" {
-            out.changes.push(change("filesystem", entry.clone(), Path::new(&fs.device), format!("create {format} filesystem on {} (device not present yet)", fs.device)));
+            out.changes.push(change(
+                "filesystem",
+                entry.clone(),
+                Path::new(&fs.device),
+                format!(
+                    "create {format} filesystem on {} (device not present yet)",
+                    fs.device
+                ),
+            ));
         }
         return Ok(());
     };
     let found = probe::probe(&dev).map_err(|e| fail(entry.clone(), e.to_string()))?;
     let decision = decide(fs, found.as_ref());
-    let label = fs.label.as_ref().map(|l| format!(" labelled {l:?}")).unwrap_or_default();
+    let label = fs
+        .label
+        .as_ref()
+        .map(|l| format!(" labelled {l:?}"))
+        .unwrap_or_default();
     let text = match &decision {
         Decision::Keep => return Ok(()),
         Decision::Fail(why) => return Err(fail(entry.clone(), format!("{} {why}", dev.display()))),
         Decision::Create => format!("create {format} filesystem{label} on {}", dev.display()),
-        Decision::WipeAndCreate(old) if format == "none" => format!("wipe {old} from {}", dev.display()),
-        Decision::WipeAndCreate(old) => format!("wipe {old} and create {format} filesystem{label} on {}", dev.display()),
+        Decision::WipeAndCreate(old) if format == "none" => {
+            format!("wipe {old} from {}", dev.display())
+        }
+        Decision::WipeAndCreate(old) => format!(
+            "wipe {old} and create {format} filesystem{label} on {}",
+            dev.display()
+        ),
     };
-    out.changes.push(change("filesystem", entry.clone(), &dev, text));
+    out.changes
+        .push(change("filesystem", entry.clone(), &dev, text));
     if !cx.apply {
         return Ok(());
     }
     if matches!(decision, Decision::WipeAndCreate(_)) {
-        tool::run("wipefs", ["-a".as_ref(), dev.as_os_str()]).map_err(|e| fail(entry.clone(), e.to_string()))?;
+        tool::run("wipefs", ["-a".as_ref(), dev.as_os_str()])
+            .map_err(|e| fail(entry.clone(), e.to_string()))?;
     }
     if let Some((mkfs, args)) = mkfs_args(fs, &dev) {
         tool::run(&mkfs, &args).map_err(|e| fail(entry.clone(), e.to_string()))?;
     }
     // Verify: what is on the device now is what the config asks for.
     let now = probe::probe(&dev).map_err(|e| fail(entry.clone(), e.to_string()))?;
-    let keep = Filesystem { wipe_filesystem: Some(false), ..fs.clone() };
+    let keep = Filesystem {
+        wipe_filesystem: Some(false),
+        ..fs.clone()
+    };
     match decide(&keep, now.as_ref()) {
         Decision::Keep => Ok(()),
-        _ => Err(fail(entry.clone(), format!(
-            "{}: not in the desired state after mkfs: found {}",
-            dev.display(),
-            now.as_ref().map(describe).unwrap_or_else(|| "nothing".into())
-        ))),
+        _ => Err(fail(
+            entry.clone(),
+            format!(
+                "{}: not in the desired state after mkfs: found {}",
+                dev.display(),
+                now.as_ref()
+                    .map(describe)
+                    .unwrap_or_else(|| "nothing".into())
+            ),
+        )),
     }
 }
 
@@ -171,31 +211,67 @@ mod tests {
     }
 
     fn found(kind: &str, label: &str, uuid: &str) -> Found {
-        Found { kind: kind.into(), label: label.into(), uuid: uuid.into(), table: String::new() }
+        Found {
+            kind: kind.into(),
+            label: label.into(),
+            uuid: uuid.into(),
+            table: String::new(),
+        }
     }
 
     #[test]
     fn the_reuse_rule() {
         let ext4 = found("ext4", "root", "AAAA-1");
-        assert_eq!(decide(&fs("ext4", None, None, false), None), Decision::Create);
+        assert_eq!(
+            decide(&fs("ext4", None, None, false), None),
+            Decision::Create
+        );
         assert_eq!(decide(&fs("none", None, None, false), None), Decision::Keep);
-        assert_eq!(decide(&fs("ext4", None, None, false), Some(&ext4)), Decision::Keep);
-        assert_eq!(decide(&fs("ext4", Some("root"), Some("aaaa-1"), false), Some(&ext4)), Decision::Keep);
-        for f in [fs("ext4", Some("other"), None, false), fs("ext4", None, Some("b"), false), fs("xfs", None, None, false), fs("none", None, None, false)] {
-            let Decision::Fail(why) = decide(&f, Some(&ext4)) else { panic!("{f:?}") };
+        assert_eq!(
+            decide(&fs("ext4", None, None, false), Some(&ext4)),
+            Decision::Keep
+        );
+        assert_eq!(
+            decide(
+                &fs("ext4", Some("root"), Some("aaaa-1"), false),
+                Some(&ext4)
+            ),
+            Decision::Keep
+        );
+        for f in [
+            fs("ext4", Some("other"), None, false),
+            fs("ext4", None, Some("b"), false),
+            fs("xfs", None, None, false),
+            fs("none", None, None, false),
+        ] {
+            let Decision::Fail(why) = decide(&f, Some(&ext4)) else {
+                panic!("{f:?}")
+            };
             assert!(why.contains("set wipeFilesystem"), "{why}");
         }
-        assert!(matches!(decide(&fs("xfs", None, None, true), Some(&ext4)), Decision::WipeAndCreate(_)));
-        assert!(matches!(decide(&fs("swap", None, None, false), Some(&found("swap", "", ""))), Decision::Keep));
+        assert!(matches!(
+            decide(&fs("xfs", None, None, true), Some(&ext4)),
+            Decision::WipeAndCreate(_)
+        ));
+        assert!(matches!(
+            decide(&fs("swap", None, None, false), Some(&found("swap", "", ""))),
+            Decision::Keep
+        ));
     }
 
     #[test]
     fn mkfs_lines_per_format() {
         let d = Path::new("/dev/x");
         let (t, a) = mkfs_args(&fs("xfs", Some("var"), Some("u-1"), false), d).unwrap();
-        assert_eq!((t.as_str(), a.join(" ")), ("mkfs.xfs", "-f -L var -m uuid=u-1 /dev/x".to_string()));
+        assert_eq!(
+            (t.as_str(), a.join(" ")),
+            ("mkfs.xfs", "-f -L var -m uuid=u-1 /dev/x".to_string())
+        );
         let (t, a) = mkfs_args(&fs("vfat", Some("ESP"), Some("ABCD-1234"), false), d).unwrap();
-        assert_eq!((t.as_str(), a.join(" ")), ("mkfs.vfat", "-n ESP -i ABCD1234 /dev/x".to_string()));
+        assert_eq!(
+            (t.as_str(), a.join(" ")),
+            ("mkfs.vfat", "-n ESP -i ABCD1234 /dev/x".to_string())
+        );
         assert!(mkfs_args(&fs("none", None, None, false), d).is_none());
     }
 }

@@ -17,13 +17,22 @@ const KEY_BYTES: usize = 64;
 
 /// The key for a volume: the fetched key file, or the one generated earlier (state directory,
 /// then the root), or `None` when one must be generated.
-pub fn known_key(cx_fetched: &crate::provision::resources::Fetched, state_dir: &Path, root: &Path, l: &Luks, entry: &JsonPath) -> Option<Vec<u8>> {
+pub fn known_key(
+    cx_fetched: &crate::provision::resources::Fetched,
+    state_dir: &Path,
+    root: &Path,
+    l: &Luks,
+    entry: &JsonPath,
+) -> Option<Vec<u8>> {
     if l.key_file.source.is_some() {
         return cx_fetched.get(&entry.key("keyFile")).map(|d| d.to_vec());
     }
-    [state_dir.join("luks").join(&l.name), root.join(KEY_DIR).join(&l.name)]
-        .iter()
-        .find_map(|p| std::fs::read(p).ok())
+    [
+        state_dir.join("luks").join(&l.name),
+        root.join(KEY_DIR).join(&l.name),
+    ]
+    .iter()
+    .find_map(|p| std::fs::read(p).ok())
 }
 
 pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
@@ -37,7 +46,11 @@ pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
 fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
     let mapper = PathBuf::from("/dev/mapper").join(&l.name);
     if mapper.exists() {
-        out.notes.push(format!("LUKS volume {} is open as {}: reused", l.name, mapper.display()));
+        out.notes.push(format!(
+            "LUKS volume {} is open as {}: reused",
+            l.name,
+            mapper.display()
+        ));
         return Ok(());
     }
     let raw = l.device.clone().unwrap_or_default();
@@ -48,7 +61,15 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
         match devices::resolve_now(&raw) {
             Some(d) => d,
             None => {
-                out.changes.push(change("luks", entry.clone(), Path::new(&raw), format!("format LUKS2 volume {} on {raw} (device not present yet)", l.name)));
+                out.changes.push(change(
+                    "luks",
+                    entry.clone(),
+                    Path::new(&raw),
+                    format!(
+                        "format LUKS2 volume {} on {raw} (device not present yet)",
+                        l.name
+                    ),
+                ));
                 return Ok(());
             }
         }
@@ -60,23 +81,70 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
     if is_luks && !wipe {
         let f = found.clone().unwrap_or_default();
         let Some(key) = key else {
-            return Err(fail(entry.clone(), format!(
-                "{} holds a LUKS volume but its generated key is not known here (not in {} or the root's /{KEY_DIR}); set wipeVolume to replace it",
-                dev.display(), cx.state_dir.join("luks").display())));
+            return Err(fail(
+                entry.clone(),
+                format!(
+                    "{} holds a LUKS volume but its generated key is not known here (not in {} or the root's /{KEY_DIR}); set wipeVolume to replace it",
+                    dev.display(),
+                    cx.state_dir.join("luks").display()
+                ),
+            ));
         };
         if let Some(want) = l.label.as_ref().filter(|w| **w != f.label) {
-            return Err(fail(entry.clone(), format!("{} holds a LUKS volume labelled {:?}, the config wants {want:?}; set wipeVolume to replace it", dev.display(), f.label)));
+            return Err(fail(
+                entry.clone(),
+                format!(
+                    "{} holds a LUKS volume labelled {:?}, the config wants {want:?}; set wipeVolume to replace it",
+                    dev.display(),
+                    f.label
+                ),
+            ));
         }
-        if let Some(want) = l.uuid.as_ref().filter(|w| !probe::same_uuid("luks", w, &f.uuid)) {
-            return Err(fail(entry.clone(), format!("{} holds a LUKS volume with UUID {}, the config wants {want}; set wipeVolume to replace it", dev.display(), f.uuid)));
+        if let Some(want) = l
+            .uuid
+            .as_ref()
+            .filter(|w| !probe::same_uuid("luks", w, &f.uuid))
+        {
+            return Err(fail(
+                entry.clone(),
+                format!(
+                    "{} holds a LUKS volume with UUID {}, the config wants {want}; set wipeVolume to replace it",
+                    dev.display(),
+                    f.uuid
+                ),
+            ));
         }
         let keyfile = key_file(cx, l, &key, entry)?;
-        let test = tool::run("cryptsetup", ["open".as_ref(), "--test-passphrase".as_ref(), "--key-file".as_ref(), keyfile.as_os_str(), dev.as_os_str()]);
+        let test = tool::run(
+            "cryptsetup",
+            [
+                "open".as_ref(),
+                "--test-passphrase".as_ref(),
+                "--key-file".as_ref(),
+                keyfile.as_os_str(),
+                dev.as_os_str(),
+            ],
+        );
         if let Err(e) = test {
             let _ = std::fs::remove_file(&keyfile);
-            return Err(fail(entry.clone(), format!("{} holds a LUKS volume the key does not open ({e}); set wipeVolume to replace it", dev.display())));
+            return Err(fail(
+                entry.clone(),
+                format!(
+                    "{} holds a LUKS volume the key does not open ({e}); set wipeVolume to replace it",
+                    dev.display()
+                ),
+            ));
         }
-        out.notes.push(format!("LUKS volume {} on {}: {}", l.name, dev.display(), if cx.apply { "opened and reused" } else { "would be opened and reused" }));
+        out.notes.push(format!(
+            "LUKS volume {} on {}: {}",
+            l.name,
+            dev.display(),
+            if cx.apply {
+                "opened and reused"
+            } else {
+                "would be opened and reused"
+            }
+        ));
         if cx.apply {
             open(l, &dev, &keyfile, entry)?;
         }
@@ -87,7 +155,12 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
         (Some(f), true) => format!(" (wiping the {} on it)", f.kind),
         _ => String::new(),
     };
-    out.changes.push(change("luks", entry.clone(), &dev, format!("format LUKS2 volume {} on {}{what}", l.name, dev.display())));
+    out.changes.push(change(
+        "luks",
+        entry.clone(),
+        &dev,
+        format!("format LUKS2 volume {} on {}{what}", l.name, dev.display()),
+    ));
     if !cx.apply {
         return Ok(());
     }
@@ -98,17 +171,25 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
             crate::system::random_bytes(&mut k);
             // Kept before formatting: a run cut short after luksFormat can still open it.
             let dir = cx.state_dir.join("luks");
-            std::fs::create_dir_all(&dir).map_err(|e| fail(entry.clone(), format!("{}: {e}", dir.display())))?;
-            crate::provision::write_atomic(&dir.join(&l.name), &k, 0o600).map_err(|e| fail(entry.clone(), format!("keeping the generated key: {e}")))?;
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| fail(entry.clone(), format!("{}: {e}", dir.display())))?;
+            crate::provision::write_atomic(&dir.join(&l.name), &k, 0o600)
+                .map_err(|e| fail(entry.clone(), format!("keeping the generated key: {e}")))?;
             k
         }
     };
     let keyfile = key_file(cx, l, &key, entry)?;
     let result = (|| {
         if wipe && found.is_some() {
-            tool::run("wipefs", ["-a".as_ref(), dev.as_os_str()]).map_err(|e| fail(entry.clone(), e.to_string()))?;
+            tool::run("wipefs", ["-a".as_ref(), dev.as_os_str()])
+                .map_err(|e| fail(entry.clone(), e.to_string()))?;
         }
-        let mut args: Vec<String> = vec!["luksFormat".into(), "--type".into(), "luks2".into(), "--batch-mode".into()];
+        let mut args: Vec<String> = vec![
+            "luksFormat".into(),
+            "--type".into(),
+            "luks2".into(),
+            "--batch-mode".into(),
+        ];
         if let Some(label) = &l.label {
             args.extend(["--label".into(), label.clone()]);
         }
@@ -116,7 +197,11 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
             args.extend(["--uuid".into(), uuid.clone()]);
         }
         args.extend(l.options.iter().cloned());
-        args.extend(["--key-file".into(), keyfile.display().to_string(), dev.display().to_string()]);
+        args.extend([
+            "--key-file".into(),
+            keyfile.display().to_string(),
+            dev.display().to_string(),
+        ]);
         tool::run("cryptsetup", &args).map_err(|e| fail(entry.clone(), e.to_string()))?;
         open(l, &dev, &keyfile, entry)
     })();
@@ -127,21 +212,34 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
 /// The key in a private file for cryptsetup's --key-file.
 fn key_file(cx: &Context, l: &Luks, key: &[u8], entry: &JsonPath) -> Result<PathBuf, StageError> {
     let dir = cx.state_dir.join("keys");
-    std::fs::create_dir_all(&dir).map_err(|e| fail(entry.clone(), format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| fail(entry.clone(), format!("{}: {e}", dir.display())))?;
     let p = dir.join(format!("{}.{}", l.name, std::process::id()));
-    crate::provision::write_atomic(&p, key, 0o600).map_err(|e| fail(entry.clone(), format!("{}: {e}", p.display())))?;
+    crate::provision::write_atomic(&p, key, 0o600)
+        .map_err(|e| fail(entry.clone(), format!("{}: {e}", p.display())))?;
     Ok(p)
 }
 
 fn open(l: &Luks, dev: &Path, keyfile: &Path, entry: &JsonPath) -> Result<(), StageError> {
-    let mut args: Vec<String> = vec!["luksOpen".into(), dev.display().to_string(), l.name.clone(), "--key-file".into(), keyfile.display().to_string()];
+    let mut args: Vec<String> = vec![
+        "luksOpen".into(),
+        dev.display().to_string(),
+        l.name.clone(),
+        "--key-file".into(),
+        keyfile.display().to_string(),
+    ];
     if l.discard == Some(true) {
         args.push("--allow-discards".into());
     }
     args.extend(l.open_options.iter().cloned());
     // Without udev, libdevmapper must make /dev/mapper/NAME itself.
-    let env: &[(&str, &str)] = if tool::udev_running() { &[] } else { &[("DM_DISABLE_UDEV", "1")] };
-    tool::run_with("cryptsetup", &args, &[], env).map_err(|e| fail(entry.clone(), format!("opening {}: {e}", l.name)))?;
+    let env: &[(&str, &str)] = if tool::udev_running() {
+        &[]
+    } else {
+        &[("DM_DISABLE_UDEV", "1")]
+    };
+    tool::run_with("cryptsetup", &args, &[], env)
+        .map_err(|e| fail(entry.clone(), format!("opening {}: {e}", l.name)))?;
     super::device(&format!("/dev/mapper/{}", l.name), entry).map(|_| ())
 }
 
@@ -173,14 +271,26 @@ pub fn root_files(
             .filter(|u| !u.is_empty())
             .or_else(|| l.uuid.clone());
         let source = uuid.map_or(dev, |u| format!("UUID={u}"));
-        let opts = if l.discard == Some(true) { "luks,discard" } else { "luks" };
-        crypttab.push_str(&format!("{} {source} /{KEY_DIR}/{} {opts}\n", l.name, l.name));
+        let opts = if l.discard == Some(true) {
+            "luks,discard"
+        } else {
+            "luks"
+        };
+        crypttab.push_str(&format!(
+            "{} {source} /{KEY_DIR}/{} {opts}\n",
+            l.name, l.name
+        ));
         added.push((format!("/{KEY_DIR}/{}", l.name), key, 0o600));
     }
     if added.is_empty() {
         return;
     }
-    let existing: Vec<String> = config.storage.files.iter().map(|f| f.path.clone()).collect();
+    let existing: Vec<String> = config
+        .storage
+        .files
+        .iter()
+        .map(|f| f.path.clone())
+        .collect();
     let taken = |p: &str| existing.iter().any(|e| e == p);
     if !taken("/etc/crypttab") {
         added.push(("/etc/crypttab".into(), crypttab.into_bytes(), 0o644));

@@ -116,7 +116,11 @@ impl Layout {
                 mib(self.last_usable + 1)
             ));
         }
-        if let Some(o) = self.slots.iter().find(|o| o.start <= end && start <= o.end()) {
+        if let Some(o) = self
+            .slots
+            .iter()
+            .find(|o| o.start <= end && start <= o.end())
+        {
             return Err(format!(
                 "{} at {} does not fit: it overlaps partition {} ({} at {})",
                 mib(end - start + 1),
@@ -148,12 +152,26 @@ pub fn mib_text(sectors: u64, sector_size: u64) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
     WipeTable,
-    Delete { index: usize, slot: Slot },
-    Create { index: usize, slot: Slot },
+    Delete {
+        index: usize,
+        slot: Slot,
+    },
+    Create {
+        index: usize,
+        slot: Slot,
+    },
     /// Delete and create again in place with a new size (`resize: true`).
-    Resize { index: usize, from: Slot, to: Slot },
+    Resize {
+        index: usize,
+        from: Slot,
+        to: Slot,
+    },
     /// Delete and create again because it did not match (`wipePartitionEntry: true`).
-    Recreate { index: usize, from: Slot, to: Slot },
+    Recreate {
+        index: usize,
+        from: Slot,
+        to: Slot,
+    },
 }
 
 impl Action {
@@ -191,7 +209,12 @@ impl Action {
             Action::WipeTable => "wipe the partition table".into(),
             Action::Delete { slot, .. } => format!("delete {}", name(slot)),
             Action::Create { slot, .. } => {
-                format!("create {} {} at {}", name(slot), m(slot.size), m(slot.start))
+                format!(
+                    "create {} {} at {}",
+                    name(slot),
+                    m(slot.size),
+                    m(slot.start)
+                )
             }
             Action::Resize { from, to, .. } => format!(
                 "resize {} from {} to {}",
@@ -241,7 +264,9 @@ struct Want {
 }
 
 fn non_empty(s: &Option<String>) -> Option<String> {
-    s.as_ref().filter(|s| !s.is_empty()).map(|s| s.to_uppercase())
+    s.as_ref()
+        .filter(|s| !s.is_empty())
+        .map(|s| s.to_uppercase())
 }
 
 /// Plans the partitions of one disk. `new_guid` gives GUIDs for partitions the config leaves
@@ -374,7 +399,12 @@ fn plan_on(
                             index: w.index,
                             slot: e.clone(),
                         });
-                        creates.push((w.index, slot_for(w, Some(e), new_guid), Some(e.clone()), true));
+                        creates.push((
+                            w.index,
+                            slot_for(w, Some(e), new_guid),
+                            Some(e.clone()),
+                            true,
+                        ));
                     } else {
                         return Err(PlanError {
                             index: Some(w.index),
@@ -415,12 +445,10 @@ fn plan_on(
         }
         let want_start = (slot.start != u64::MAX).then_some(slot.start);
         let want_size = (slot.size != 0).then_some(slot.size);
-        let (start, size) = result
-            .place(want_start, want_size)
-            .map_err(|m| PlanError {
-                index: Some(index),
-                message: format!("partition {}: {m}", slot.number),
-            })?;
+        let (start, size) = result.place(want_start, want_size).map_err(|m| PlanError {
+            index: Some(index),
+            message: format!("partition {}: {m}", slot.number),
+        })?;
         slot.start = start;
         slot.size = size;
         result.insert(slot.clone());
@@ -507,7 +535,10 @@ fn mismatch(e: &Slot, w: &Want, with_size: bool) -> Option<String> {
     if let Some(g) = &w.guid
         && !g.eq_ignore_ascii_case(&e.guid)
     {
-        return Some(format!("GUID did not match (specified {g:?}, got {:?})", e.guid));
+        return Some(format!(
+            "GUID did not match (specified {g:?}, got {:?})",
+            e.guid
+        ));
     }
     if let Some(t) = &w.type_guid
         && !t.eq_ignore_ascii_case(&e.type_guid)
@@ -529,7 +560,10 @@ fn mismatch(e: &Slot, w: &Want, with_size: bool) -> Option<String> {
         && let Some(n) = w.size
         && n != e.size
     {
-        return Some(format!("size did not match (specified {n}, got {})", e.size));
+        return Some(format!(
+            "size did not match (specified {n}, got {})",
+            e.size
+        ));
     }
     None
 }

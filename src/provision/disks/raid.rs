@@ -23,7 +23,11 @@ pub fn bare_name(name: &str) -> &str {
 }
 
 fn examine(dev: &Path) -> Option<Member> {
-    let out = tool::run("mdadm", ["--examine".as_ref(), "--export".as_ref(), dev.as_os_str()]).ok()?;
+    let out = tool::run(
+        "mdadm",
+        ["--examine".as_ref(), "--export".as_ref(), dev.as_os_str()],
+    )
+    .ok()?;
     let mut m = Member::default();
     for (k, v) in tool::export_pairs(&out) {
         match k.as_str() {
@@ -49,12 +53,15 @@ pub fn find_array(name: &str) -> Option<PathBuf> {
             continue;
         }
         let node = PathBuf::from("/dev").join(&dev);
-        let Ok(out) = tool::run("mdadm", ["--detail".as_ref(), "--export".as_ref(), node.as_os_str()]) else {
+        let Ok(out) = tool::run(
+            "mdadm",
+            ["--detail".as_ref(), "--export".as_ref(), node.as_os_str()],
+        ) else {
             continue;
         };
-        let named = tool::export_pairs(&out)
-            .into_iter()
-            .any(|(k, v)| (k == "MD_NAME" && bare_name(&v) == name) || (k == "MD_DEVNAME" && v == name));
+        let named = tool::export_pairs(&out).into_iter().any(|(k, v)| {
+            (k == "MD_NAME" && bare_name(&v) == name) || (k == "MD_DEVNAME" && v == name)
+        });
         if named {
             // Without udev nobody makes the link that configs refer to; make it.
             let _ = std::fs::create_dir_all("/dev/md");
@@ -76,7 +83,11 @@ pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
 fn one(cx: &Context, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
     let md = PathBuf::from("/dev/md").join(&r.name);
     if let Some(node) = find_array(&r.name) {
-        out.notes.push(format!("RAID array {} is running as {}: reused", r.name, node.display()));
+        out.notes.push(format!(
+            "RAID array {} is running as {}: reused",
+            r.name,
+            node.display()
+        ));
         return Ok(());
     }
     let mut members = Vec::new();
@@ -98,17 +109,30 @@ fn one(cx: &Context, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<()
                 && found[0].as_ref().is_some_and(|f| f.uuid == m.uuid)
         })
     }) && !found.is_empty();
-    let list = members.iter().map(|m| m.display().to_string()).collect::<Vec<_>>().join(", ");
+    let list = members
+        .iter()
+        .map(|m| m.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     if reusable {
         out.notes.push(format!(
             "RAID array {} found on {list}: {}",
             r.name,
-            if cx.apply { "assembled and reused" } else { "would be assembled and reused" }
+            if cx.apply {
+                "assembled and reused"
+            } else {
+                "would be assembled and reused"
+            }
         ));
         if cx.apply {
-            let mut args: Vec<String> = vec!["--assemble".into(), md.display().to_string(), "--run".into()];
+            let mut args: Vec<String> = vec![
+                "--assemble".into(),
+                md.display().to_string(),
+                "--run".into(),
+            ];
             args.extend(members.iter().map(|m| m.display().to_string()));
-            tool::run("mdadm", &args).map_err(|e| fail(entry.clone(), format!("assembling {}: {e}", r.name)))?;
+            tool::run("mdadm", &args)
+                .map_err(|e| fail(entry.clone(), format!("assembling {}: {e}", r.name)))?;
             wait_array(&r.name, entry)?;
         }
         return Ok(());
@@ -137,7 +161,8 @@ fn one(cx: &Context, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<()
     }
     args.extend(r.options.iter().cloned());
     args.extend(members.iter().map(|m| m.display().to_string()));
-    tool::run("mdadm", &args).map_err(|e| fail(entry.clone(), format!("creating {}: {e}", r.name)))?;
+    tool::run("mdadm", &args)
+        .map_err(|e| fail(entry.clone(), format!("creating {}: {e}", r.name)))?;
     wait_array(&r.name, entry)?;
     Ok(())
 }
@@ -149,7 +174,10 @@ fn wait_array(name: &str, entry: &JsonPath) -> Result<PathBuf, StageError> {
             return Ok(p);
         }
         if start.elapsed() > devices::timeout() {
-            return Err(fail(entry.clone(), format!("RAID array /dev/md/{name} did not appear")));
+            return Err(fail(
+                entry.clone(),
+                format!("RAID array /dev/md/{name} did not appear"),
+            ));
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }

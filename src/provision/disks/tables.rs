@@ -25,9 +25,10 @@ fn observe(dev: &Path, entry: &JsonPath) -> Result<(Layout, Option<String>), Sta
     let geo = blockdev::geometry(dev).map_err(io)?;
     let (table, corrupt) = match gpt::probe(dev).map_err(io)? {
         gpt::Probe::Found { table, .. } if table.sector_size == geo.sector_size => (table, None),
-        gpt::Probe::Found { .. } | gpt::Probe::Absent => {
-            (gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size), None)
-        }
+        gpt::Probe::Found { .. } | gpt::Probe::Absent => (
+            gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size),
+            None,
+        ),
         gpt::Probe::Corrupt { reason } => (
             gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size),
             Some(reason),
@@ -77,13 +78,20 @@ fn one_disk(
         ));
     }
     let parts = entry.key("partitions");
-    let plan = partitions::plan(&disk.partitions, wipe, &observed, &mut random_guid).map_err(
-        |e| {
+    let plan =
+        partitions::plan(&disk.partitions, wipe, &observed, &mut random_guid).map_err(|e| {
             let at = e.index.map_or(entry.clone(), |i| parts.index(i));
             fail(at, format!("{}: {}", dev.display(), e.message))
-        },
-    )?;
+        })?;
     if plan.actions.is_empty() {
+        // The table is right; make sure the kernel knows its partitions (a kernel without
+        // partition-table parsing, or a table written by another tool, leaves them unknown).
+        if cx.apply
+            && let Ok(Some(t)) = gpt::read(dev)
+        {
+            blockdev::sync_kernel(dev, &t)
+                .map_err(|e| fail(entry.clone(), format!("{}: {e}", dev.display())))?;
+        }
         return Ok(());
     }
     refuse_in_use(dev, &plan.actions, entry, &parts)?;
@@ -101,9 +109,10 @@ fn one_disk(
     }
     let io = |e: std::io::Error| fail(entry.clone(), format!("{}: {e}", dev.display()));
     let geo = blockdev::geometry(dev).map_err(io)?;
-    let mut table = gpt::read(dev).map_err(io)?.filter(|_| !wipe).unwrap_or_else(|| {
-        gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size)
-    });
+    let mut table = gpt::read(dev)
+        .map_err(io)?
+        .filter(|_| !wipe)
+        .unwrap_or_else(|| gpt::Table::blank(geo.sector_size, geo.bytes / geo.sector_size));
     if wipe {
         gpt::wipe(dev).map_err(io)?;
     }
@@ -124,8 +133,12 @@ fn one_disk(
     blockdev::sync_kernel(dev, &table).map_err(io)?;
     // Verify: the table on the disk is the planned one, and planning again finds nothing.
     let (now, _) = observe(dev, entry)?;
-    let again = partitions::plan(&disk.partitions, wipe, &now, &mut random_guid)
-        .map_err(|e| fail(entry.clone(), format!("after writing {}: {}", dev.display(), e.message)))?;
+    let again = partitions::plan(&disk.partitions, wipe, &now, &mut random_guid).map_err(|e| {
+        fail(
+            entry.clone(),
+            format!("after writing {}: {}", dev.display(), e.message),
+        )
+    })?;
     if let Some(a) = again.actions.first() {
         return Err(fail(
             entry.clone(),
@@ -149,7 +162,13 @@ fn refuse_in_use(
     for a in actions {
         let (what, at) = match a {
             Action::WipeTable => (blockdev::in_use(dev), entry.clone()),
-            Action::Delete { index, slot } | Action::Resize { index, from: slot, .. } | Action::Recreate { index, from: slot, .. } => (
+            Action::Delete { index, slot }
+            | Action::Resize {
+                index, from: slot, ..
+            }
+            | Action::Recreate {
+                index, from: slot, ..
+            } => (
                 blockdev::in_use_exact(&blockdev::partition_node(dev, slot.number)),
                 parts.index(*index),
             ),

@@ -47,10 +47,7 @@ fn run(desired: &[Partition], wipe: bool, l: &Layout) -> Result<Plan, PlanError>
 }
 
 fn with(slots: Vec<Slot>) -> Layout {
-    Layout {
-        slots,
-        ..disk(100)
-    }
+    Layout { slots, ..disk(100) }
 }
 
 // The decision table, row by row (present × shouldExist × wipePartitionEntry).
@@ -91,7 +88,11 @@ fn present_should_not_exist_without_wipe_fails() {
     p.should_exist = Some(false);
     let e = run(&[p], false, &with(vec![slot(1, 1, 10, "a")])).unwrap_err();
     assert_eq!(e.index, Some(0));
-    assert!(e.message.contains("specified as nonexistent"), "{}", e.message);
+    assert!(
+        e.message.contains("specified as nonexistent"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
@@ -133,7 +134,10 @@ fn present_and_matching_is_kept() {
 fn present_mismatch_without_wipe_fails_naming_the_field() {
     let l = with(vec![slot(1, 1, 10, "a")]);
     let cases = [
-        (part(1, Some(2), None, None), "starting sector did not match"),
+        (
+            part(1, Some(2), None, None),
+            "starting sector did not match",
+        ),
         (part(1, None, Some(20), None), "size did not match"),
         (part(1, None, None, Some("b")), "label did not match"),
     ];
@@ -144,10 +148,20 @@ fn present_mismatch_without_wipe_fails_naming_the_field() {
     }
     let mut p = part(1, None, None, None);
     p.type_guid = Some("C12A7328-F81F-11D2-BA4B-00A0C93EC93B".into());
-    assert!(run(&[p], false, &l).unwrap_err().message.contains("type GUID"));
+    assert!(
+        run(&[p], false, &l)
+            .unwrap_err()
+            .message
+            .contains("type GUID")
+    );
     let mut p = part(1, None, None, None);
     p.guid = Some("22222222-0000-0000-0000-000000000000".into());
-    assert!(run(&[p], false, &l).unwrap_err().message.contains("GUID did not match"));
+    assert!(
+        run(&[p], false, &l)
+            .unwrap_err()
+            .message
+            .contains("GUID did not match")
+    );
 }
 
 #[test]
@@ -193,7 +207,10 @@ fn mismatch_with_wipe_entry_recreates() {
         panic!("{:?}", plan.actions)
     };
     assert_eq!(from, &slot(1, 1, 10, "a"));
-    assert_eq!((to.start, to.size, to.label.as_str()), (20 * MIB, 10 * MIB, "b"));
+    assert_eq!(
+        (to.start, to.size, to.label.as_str()),
+        (20 * MIB, 10 * MIB, "b")
+    );
 }
 
 #[test]
@@ -232,7 +249,10 @@ fn size_zero_spans_to_the_end_of_the_largest_block() {
 fn number_zero_takes_the_next_free_slot_after_numbered_ones() {
     let l = with(vec![slot(1, 1, 10, "a")]);
     let plan = run(
-        &[part(0, None, Some(5), Some("z")), part(3, None, Some(5), None)],
+        &[
+            part(0, None, Some(5), Some("z")),
+            part(3, None, Some(5), None),
+        ],
         false,
         &l,
     )
@@ -253,7 +273,12 @@ fn number_zero_takes_the_next_free_slot_after_numbered_ones() {
 fn unspecified_start_keeps_the_existing_unless_wiping_entries() {
     let l = with(vec![slot(1, 5, 10, "a")]);
     // Kept: matches.
-    assert!(run(&[part(1, None, Some(10), None)], false, &l).unwrap().actions.is_empty());
+    assert!(
+        run(&[part(1, None, Some(10), None)], false, &l)
+            .unwrap()
+            .actions
+            .is_empty()
+    );
     // With wipePartitionEntry the start is free and nothing else differs: kept as well.
     let mut p = part(1, None, Some(10), None);
     p.wipe_partition_entry = Some(true);
@@ -263,7 +288,10 @@ fn unspecified_start_keeps_the_existing_unless_wiping_entries() {
 #[test]
 fn does_not_fit_names_the_entry() {
     let e = run(
-        &[part(1, None, Some(50), None), part(2, None, Some(60), Some("big"))],
+        &[
+            part(1, None, Some(50), None),
+            part(2, None, Some(60), Some("big")),
+        ],
         false,
         &disk(100),
     )
@@ -302,26 +330,34 @@ fn describe_is_one_readable_line() {
         index: 0,
         slot: slot(2, 1, 4096, "ROOT"),
     };
-    assert_eq!(a.describe(512), "create partition 2 \"ROOT\" 4096 MiB at 1 MiB");
+    assert_eq!(
+        a.describe(512),
+        "create partition 2 \"ROOT\" 4096 MiB at 1 MiB"
+    );
 }
 
 // Properties over random tables and configs.
 
 fn arb_layout() -> impl Strategy<Value = Layout> {
     // Up to 6 existing partitions placed at whole MiB on a 64..512 MiB disk.
-    (64u64..512, prop::collection::vec((1u64..40, 1u64..40), 0..6)).prop_map(|(mib, parts)| {
-        let mut l = disk(mib);
-        let mut at = 1;
-        for (i, (gap, size)) in parts.into_iter().enumerate() {
-            let start = at + gap % 8;
-            if (start + size) * MIB > l.last_usable {
-                break;
+    (
+        64u64..512,
+        prop::collection::vec((1u64..40, 1u64..40), 0..6),
+    )
+        .prop_map(|(mib, parts)| {
+            let mut l = disk(mib);
+            let mut at = 1;
+            for (i, (gap, size)) in parts.into_iter().enumerate() {
+                let start = at + gap % 8;
+                if (start + size) * MIB > l.last_usable {
+                    break;
+                }
+                l.slots
+                    .push(slot(i as u32 + 1, start, size, &format!("p{}", i + 1)));
+                at = start + size;
             }
-            l.slots.push(slot(i as u32 + 1, start, size, &format!("p{}", i + 1)));
-            at = start + size;
-        }
-        l
-    })
+            l
+        })
 }
 
 fn arb_partition() -> impl Strategy<Value = Partition> {
