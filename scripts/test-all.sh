@@ -5,16 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 
-# Debian packages the tests use, by the command that shows they are there.
-need=()
-for pair in python3:python3 awk:gawk bash:bash /usr/sbin/in.tftpd:tftpd-hpa; do
-  command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "== installing: ${need[*]}"
-  apt-get -o DPkg::Lock::Timeout=600 update -qq
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}"
-fi
+# The Debian packages the tests use (storage tools, QEMU, a kernel), when missing.
+./scripts/install-deps.sh
 command -v cargo >/dev/null || { echo "cargo (the Rust toolchain) is required" >&2; exit 1; }
 [ -d ../shared ] || { echo "../shared (the conformance corpora) must sit beside the checkout" >&2; exit 1; }
 
@@ -27,6 +19,20 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --release 2>&1 | tee "$log"
 
-# One closing line for the whole run.
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-     END { printf "all tiers: %d passed, %d failed\n", p, f }' "$log"
+echo "== VM tests (QEMU, TCG)"
+vmlog=$(mktemp)
+trap 'rm -f "$log" "$vmlog"' EXIT
+set +e
+./initramfs/run-vm-tests 2>&1 | tee "$vmlog"
+vm_rc=${PIPESTATUS[0]}
+set -e
+
+# One closing line for the whole run: cargo's tiers plus the VM scenarios.
+awk -v vmrc="$vm_rc" '
+  /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+  /^[0-9]+ passed, [0-9]+ failed$/ { vp = $1; vf = $3; seen = 1 }
+  END {
+    if (!seen && vmrc != 0) vf = 1
+    printf "all tiers: %d passed, %d failed\n", p + vp, f + vf
+    exit (f + vf > 0)
+  }' "$log" "$vmlog"

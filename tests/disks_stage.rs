@@ -131,7 +131,7 @@ fn a_full_layout_provisions_then_reapplies_nothing_and_keeps_data() {
             "create partition 1 \"ESP\" 64 MiB at 1 MiB on {}",
             disk.path()
         ),
-        format!("create partition 5 \"SRV\" "),
+        "create partition 5 \"SRV\" ".to_string(),
         format!(
             "create ext4 filesystem labelled \"root\" on {}",
             disk.part(3)

@@ -141,7 +141,7 @@ impl Layout {
 /// Sectors as MiB for messages: whole when whole.
 pub fn mib_text(sectors: u64, sector_size: u64) -> String {
     let bytes = sectors as u128 * sector_size as u128;
-    if bytes % (1 << 20) == 0 {
+    if bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{:.2} MiB", bytes as f64 / (1u64 << 20) as f64)

@@ -120,7 +120,7 @@ fn present_and_matching_is_kept() {
         part(1, None, Some(10), Some("a")),
         part(0, None, None, Some("a")),
     ] {
-        let plan = run(&[p.clone()], false, &l).unwrap();
+        let plan = run(std::slice::from_ref(&p), false, &l).unwrap();
         assert!(plan.actions.is_empty(), "{p:?}: {:?}", plan.actions);
     }
     // Empty GUIDs are unspecified; GUIDs compare without case.
