@@ -45,7 +45,7 @@ install() {
     inst_multiple -o mkfs.xfs mkfs.btrfs mkfs.vfat mdadm cryptsetup modprobe
     # What the helper scripts use.
     [[ -e $initdir/bin/sh ]] || inst_multiple sh
-    inst_multiple cat date mkdir mv rm tr
+    inst_multiple cat date mkdir mv rm
 
     local u
     for u in flint-fetch.service flint-kargs.service flint-disks.service \

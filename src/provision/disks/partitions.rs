@@ -17,16 +17,8 @@ pub const DEFAULT_TYPE: &str = "0FC63DAF-8483-4772-8E79-3D69D8477DE4";
 /// GPT has 128 entries.
 pub const MAX_PARTITIONS: u32 = 128;
 
-/// One partition of a table, observed or planned. Sizes in logical sectors.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Slot {
-    pub number: u32,
-    pub start: u64,
-    pub size: u64,
-    pub type_guid: String,
-    pub guid: String,
-    pub label: String,
-}
+/// One partition of a table, observed or planned (sizes in logical sectors): the GPT entry.
+pub use crate::system::gpt::Entry as Slot;
 
 impl Slot {
     pub fn end(&self) -> u64 {

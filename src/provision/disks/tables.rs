@@ -42,18 +42,7 @@ fn to_layout(t: &gpt::Table) -> Layout {
         sector_size: t.sector_size,
         first_usable: t.first_usable,
         last_usable: t.last_usable,
-        slots: t
-            .partitions
-            .iter()
-            .map(|e| Slot {
-                number: e.number,
-                start: e.start,
-                size: e.size,
-                type_guid: e.type_guid.clone(),
-                guid: e.guid.clone(),
-                label: e.label.clone(),
-            })
-            .collect(),
+        slots: t.partitions.clone(),
     }
 }
 
@@ -120,13 +109,10 @@ fn one_disk(
         .result
         .slots
         .iter()
-        .map(|s| gpt::Entry {
-            number: s.number,
-            start: s.start,
-            size: s.size,
+        .map(|s| Slot {
             type_guid: s.type_guid.to_uppercase(),
             guid: s.guid.to_uppercase(),
-            label: s.label.clone(),
+            ..s.clone()
         })
         .collect();
     gpt::write(dev, &table).map_err(io)?;
