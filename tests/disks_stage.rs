@@ -462,3 +462,35 @@ fn a_failed_mount_unmounts_what_was_mounted() {
     let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
     assert!(!mounts.contains(disk.path()), "left mounted:\n{mounts}");
 }
+
+#[test]
+fn disk_aliases_resolve_without_udev() {
+    let dir = scratch("disks-alias");
+    let disk = disk_with_old(&dir);
+    sh("partx", &["-a", disk.path()]);
+    let label = format!("fl{}", std::process::id() % 100_000);
+    sh("mkfs.ext4", &["-q", "-L", &label, &disk.part(1)]);
+    let uuid = blkid(&disk.part(1), "UUID");
+    let partuuid = sgdisk_info(&disk.image, 1).unwrap().3;
+    assert!(
+        !Path::new("/run/udev/control").exists(),
+        "this test is about hosts without udev"
+    );
+    for device in [
+        format!("/dev/disk/by-label/{label}"),
+        format!("/dev/disk/by-uuid/{uuid}"),
+        format!("/dev/disk/by-partuuid/{}", partuuid.to_lowercase()),
+    ] {
+        let config = format!(
+            r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{"filesystems":[{{"device":"{device}","format":"ext4","label":"{label}"}}]}}}}"#
+        );
+        assert_eq!(
+            ok(&provision("apply", &dir, &config)),
+            "apply: nothing to change\n",
+            "{device}"
+        );
+    }
+    let config = r#"{"ignition":{"version":"3.4.0"},"storage":{"filesystems":[{"device":"/dev/disk/by-label/flint-nowhere","format":"ext4"}]}}"#;
+    let err = failed(&provision("apply", &dir, config));
+    assert!(err.contains("disks stage failed at $.storage.filesystems.0.device: device /dev/disk/by-label/flint-nowhere did not appear within 2 s"), "{err}");
+}
