@@ -25,12 +25,16 @@ trap 'rm -f "$log" "$vmlog"' EXIT
 set +e
 ./initramfs/run-vm-tests 2>&1 | tee "$vmlog"
 vm_rc=${PIPESTATUS[0]}
+echo "== dracut module (initramfs built with dracut, units checked, booted)"
+./initramfs/test-dracut-module 2>&1 | tee -a "$vmlog"
+dracut_rc=${PIPESTATUS[0]}
+[ "$dracut_rc" = 0 ] || vm_rc=$dracut_rc
 set -e
 
 # One closing line for the whole run: cargo's tiers plus the VM scenarios.
 awk -v vmrc="$vm_rc" '
   /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
-  /^[0-9]+ passed, [0-9]+ failed$/ { vp = $1; vf = $3; seen = 1 }
+  /^[0-9]+ passed, [0-9]+ failed$/ { vp += $1; vf += $3; seen = 1 }
   END {
     if (!seen && vmrc != 0) vf = 1
     printf "all tiers: %d passed, %d failed\n", p + vp, f + vf

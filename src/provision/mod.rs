@@ -180,6 +180,9 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
     })?;
     if let Some(cache) = opts.cache.as_ref().filter(|c| !c.exists()) {
         let json = crate::json::to_vec(&cache_form(&config, &fetcher), false);
+        if let Some(dir) = cache.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = std::fs::create_dir_all(dir);
+        }
         write_atomic(cache, &json, 0o640).map_err(|e| {
             fail(
                 None,

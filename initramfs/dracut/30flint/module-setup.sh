@@ -25,7 +25,7 @@ depends() {
 installkernel() {
     # The config may come from QEMU fw_cfg (--config-source auto reads
     # /sys/firmware/qemu_fw_cfg); built in on some kernels, a module on others.
-    hostonly='' instmods -o qemu_fw_cfg
+    hostonly='' instmods qemu_fw_cfg
     return 0
 }
 
@@ -45,7 +45,7 @@ install() {
     inst_multiple -o mkfs.xfs mkfs.btrfs mkfs.vfat mdadm cryptsetup modprobe
     # What the helper scripts use.
     [[ -e $initdir/bin/sh ]] || inst_multiple sh
-    inst_multiple cat date mkdir mv rm
+    inst_multiple cat date ln mkdir mv rm
 
     local u
     for u in flint-fetch.service flint-kargs.service flint-disks.service \
