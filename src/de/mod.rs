@@ -161,6 +161,11 @@ impl NodeDe<'_, '_, '_> {
         let message = match self.st.flavor {
             Flavor::Json => {
                 let found = match &self.node.value {
+                    // Go quotes the number whole; a hostile one is clipped.
+                    Value::Number(n) if n.to_string().len() > 64 => {
+                        let t = n.to_string();
+                        format!("number {}… ({} characters)", &t[..32], t.len())
+                    }
                     Value::Number(n) => format!("number {n}"),
                     v => v.kind_name().to_string(),
                 };

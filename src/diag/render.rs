@@ -27,6 +27,9 @@ fn kind_color(s: Severity) -> &'static str {
     }
 }
 
+/// Longest source line shown whole in a snippet.
+const MAX_LINE: usize = 200;
+
 /// Renders `d` against the source `text` of file `file`. Diagnostics without a usable
 /// position fall back to the one-line form.
 pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
@@ -69,14 +72,32 @@ pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
     )
     .unwrap();
     writeln!(out, " {gutter} |").unwrap();
+    // A hostile file can hold megabyte-long lines; show a window around the column.
+    let col0 = pos.col as usize - 1;
+    let from = if line_chars.len() > MAX_LINE {
+        col0.saturating_sub(MAX_LINE / 4)
+    } else {
+        0
+    };
+    let window = |line: &str| -> String {
+        let n = line.chars().count();
+        if n <= MAX_LINE && from == 0 {
+            return line.to_string();
+        }
+        let body: String = line.chars().skip(from).take(MAX_LINE).collect();
+        let head = if from > 0 && n > from { "…" } else { "" };
+        let tail = if n > from + MAX_LINE { "…" } else { "" };
+        format!("{head}{body}{tail}")
+    };
     for n in first..=last {
         let number = paint(BLUE, &format!("{n:>width$}"));
-        writeln!(out, " {number} | {}", lines[n as usize - 1]).unwrap();
+        writeln!(out, " {number} | {}", window(lines[n as usize - 1])).unwrap();
         if n == pos.line {
-            let start = pos.col as usize - 1;
-            let len = line_chars[start.min(line_chars.len())..]
+            let start = col0 - from + usize::from(from > 0);
+            let len = line_chars[col0.min(line_chars.len())..]
                 .iter()
                 .take_while(|c| !c.is_whitespace())
+                .take(MAX_LINE - (col0 - from))
                 .count()
                 .max(1);
             let carets = paint(BLUE, &"^".repeat(len));

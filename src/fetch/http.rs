@@ -61,8 +61,13 @@ pub fn system_roots() -> Vec<Certificate<'static>> {
 /// Why an attempt failed, and whether trying again may help.
 enum Attempt {
     Retry(String),
+    /// The body broke off: tried again a few times, not for ever (upstream fails at once).
+    Broken(String),
     Fail(String),
 }
+
+/// Attempts after a body broke off mid-way before the fetch fails.
+const BROKEN_BODY_TRIES: u32 = 3;
 
 impl HttpClient {
     fn agent(&self, target: &Url) -> Result<ureq::Agent, String> {
@@ -125,10 +130,18 @@ impl HttpClient {
         deadline: Option<Instant>,
     ) -> Result<Reply, String> {
         let mut delay = BACKOFF_START;
+        let mut broken = 0;
         loop {
             let last_error = match self.attempt(url, headers, deadline) {
                 Ok(r) => return Ok(r),
                 Err(Attempt::Fail(e)) => return Err(e),
+                Err(Attempt::Broken(e)) => {
+                    broken += 1;
+                    if broken >= BROKEN_BODY_TRIES {
+                        return Err(format!("{e} (gave up after {broken} tries)"));
+                    }
+                    e
+                }
                 Err(Attempt::Retry(e)) => e,
             };
             if let Some(d) = deadline
@@ -229,7 +242,7 @@ impl HttpClient {
                     redact(url),
                     self.limit
                 )),
-                e => Attempt::Retry(format!("GET {}: reading the body: {e}", redact(url))),
+                e => Attempt::Broken(format!("GET {}: reading the body: {e}", redact(url))),
             })
             .map(Reply::Body)
     }

@@ -537,15 +537,22 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
                 .unwrap_or_default();
             let tmp = dir.join(format!(".{name}.flint-tmp"));
             // A leftover of an interrupted run is simply overwritten.
-            std::fs::write(&tmp, data)?;
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
-            chown(&tmp, Some(*uid), Some(*gid))?;
-            // chown may clear special bits; set the mode again after it.
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
-            if *replace && std::fs::symlink_metadata(&host).is_ok_and(|m| m.is_dir()) {
-                std::fs::remove_dir_all(&host)?;
+            let staged = (|| {
+                std::fs::write(&tmp, data)?;
+                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
+                chown(&tmp, Some(*uid), Some(*gid))?;
+                // chown may clear special bits; set the mode again after it.
+                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
+                if *replace && std::fs::symlink_metadata(&host).is_ok_and(|m| m.is_dir()) {
+                    std::fs::remove_dir_all(&host)?;
+                }
+                std::fs::rename(&tmp, &host)
+            })();
+            // A failed write (a full disk) leaves nothing behind, not even the temporary file.
+            if staged.is_err() {
+                let _ = std::fs::remove_file(&tmp);
             }
-            std::fs::rename(&tmp, &host)
+            staged
         }
         Change::SetAttrs { mode, uid, gid } => {
             if uid.is_some() || gid.is_some() {

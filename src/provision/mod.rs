@@ -105,7 +105,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()>
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.flint-{}", std::process::id()));
+    // One name per target: a run killed mid-write leaves at most this file, which the next
+    // run replaces.
+    let tmp = dir.join(format!(".{name}.flint-tmp"));
+    let _ = std::fs::remove_file(&tmp);
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

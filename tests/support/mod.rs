@@ -22,6 +22,8 @@ pub enum Reply {
     FailFirst(usize, Vec<u8>),
     /// Waits before answering.
     Stall(Duration, Vec<u8>),
+    /// Promises this many bytes, sends the body, and hangs up: a fetch cut short.
+    Truncated(usize, Vec<u8>),
 }
 
 pub fn ok(body: impl Into<Vec<u8>>) -> Reply {
@@ -217,18 +219,25 @@ fn serve<S: Read + Write>(stream: &mut S, state: &Mutex<State>) {
             None => status(404),
         }
     };
+    let reply_len = match &reply {
+        Reply::Truncated(n, _) => Some(*n),
+        _ => None,
+    };
     let (code, extra, body) = match reply {
         Reply::Fixed(c, h, b) => (c, h, b),
         Reply::Stall(d, b) => {
             std::thread::sleep(d);
             (200, vec![], b)
         }
+        Reply::Truncated(_, b) => (200, vec![], b),
         Reply::FailFirst(..) => unreachable!("resolved above"),
     };
-    let mut head = format!(
-        "HTTP/1.1 {code} X\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
+    let promised = match reply_len {
+        Some(n) => n,
+        None => body.len(),
+    };
+    let mut head =
+        format!("HTTP/1.1 {code} X\r\nContent-Length: {promised}\r\nConnection: close\r\n");
     for (k, v) in extra {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
