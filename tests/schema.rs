@@ -169,3 +169,55 @@ fn schema_reports_typos_wrong_types_and_version_gated_keys() {
     assert!(!v33.is_valid(&wrong_version));
     assert!(validator(Version::V3_4).is_valid(&serde_json::json!({"ignition": {"version": "3.4.0"}, "storage": {"luks": [{"name": "a", "discard": true}]}})));
 }
+
+#[test]
+fn shipped_examples_satisfy_the_butane_schema_and_a_typo_does_not() {
+    let v11 = butane_validator("1.1.0");
+    let v10 = butane_validator("1.0.0");
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for e in std::fs::read_dir(common::repo().join("examples")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "bu") {
+            texts.push((
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            ));
+        }
+    }
+    // The Butane files of the user guide ("```yaml file=NAME.bu" blocks), but for the one
+    // that shows a mistake and the one that shows a limit.
+    for e in std::fs::read_dir(common::repo().join("docs/guide")).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        for chunk in text.split("```yaml file=").skip(1) {
+            let (name, rest) = chunk.split_once('\n').unwrap();
+            if !name.ends_with(".bu") || name == "bad.bu" || name == "bomb.bu" {
+                continue;
+            }
+            let body = rest.split("```").next().unwrap();
+            texts.push((format!("{}:{name}", p.display()), body.to_string()));
+        }
+    }
+    assert!(texts.len() >= 4, "{}", texts.len());
+    for (name, text) in &texts {
+        let value = yaml_value(text);
+        let v = if value["version"] == "1.1.0" {
+            &v11
+        } else {
+            &v10
+        };
+        let errors: Vec<String> = v.iter_errors(&value).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        // The same file with a typo'd key is flagged.
+        let typo = text
+            .replacen("storage:", "storgae:", 1)
+            .replacen("systemd:", "systmd:", 1);
+        if typo != *text {
+            let value = yaml_value(&typo);
+            assert!(
+                v.iter_errors(&value).next().is_some(),
+                "{name}: a typo'd key passed the schema"
+            );
+        }
+    }
+}
