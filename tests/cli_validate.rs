@@ -94,3 +94,246 @@ fn usage_errors_exit_2_and_missing_files_exit_1() {
     assert_eq!(out.status.code(), Some(2));
     fs::remove_dir_all(&d).unwrap();
 }
+
+/// A Butane config with one warning, at line 3 column 1.
+const WARN_BU: &str = "variant: flatcar\nversion: 1.1.0\nbogus: 1\n";
+
+#[test]
+fn sarif_format_is_one_sarif_log() {
+    let d = tmpdir("sarif");
+    fs::write(d.join("bad.ign"), BAD).unwrap();
+    fs::write(d.join("sub/warn.bu"), WARN_BU).unwrap();
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--format", "sarif", "bad.ign", "./sub/warn.bu"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let log: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the output is one JSON document");
+    assert_eq!(log["version"], "2.1.0");
+    assert!(log["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let runs = log["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let driver = &runs[0]["tool"]["driver"];
+    assert_eq!(driver["name"], "flint");
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+    let rules: Vec<&str> = driver["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let results = runs[0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{log:#}");
+    for (r, (uri, line, col, level, text)) in results.iter().zip([
+        ("bad.ign", 1, 61, "error", "path not absolute"),
+        ("sub/warn.bu", 3, 1, "warning", "unused key bogus"),
+    ]) {
+        assert_eq!(r["level"], level);
+        assert_eq!(r["message"]["text"], text);
+        let rule = r["ruleId"].as_str().unwrap();
+        assert!(rules.contains(&rule), "{rule} not among {rules:?}");
+        assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize], rule);
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uri"], uri);
+        assert_eq!(loc["region"]["startLine"], line);
+        assert_eq!(loc["region"]["startColumn"], col);
+    }
+    assert_eq!(
+        results[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+        "$.storage.files.0.path"
+    );
+
+    // Warnings alone pass unless --strict; a clean run is a log with no results.
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--format=sarif", "sub/warn.bu"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--format=sarif", "--strict", "sub/warn.bu"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    fs::write(d.join("good.ign"), GOOD).unwrap();
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--format=sarif", "good.ign"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn github_format_prints_escaped_workflow_commands() {
+    let d = tmpdir("github");
+    fs::write(d.join("bad.ign"), BAD).unwrap();
+    fs::write(d.join("sub/warn.bu"), WARN_BU).unwrap();
+    // A file name and a message that need escaping: `,` and `:` in the property, `%`, CR
+    // and LF in the message.
+    fs::write(
+        d.join("a,b:c.bu"),
+        "variant: \"odd%25\\r\\nvariant\"\nversion: 1.1.0\n",
+    )
+    .unwrap();
+    fs::write(d.join("good.ign"), GOOD).unwrap();
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &[
+            "validate",
+            "--format",
+            "github",
+            "bad.ign",
+            "sub/warn.bu",
+            "a,b:c.bu",
+            "good.ign",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "::error file=bad.ign,line=1,col=61::path not absolute\n\
+         ::warning file=sub/warn.bu,line=3,col=1::unused key bogus\n\
+         ::error file=a%2Cb%3Ac.bu::Error translating config: No translator exists for variant odd%2525%0D%0Avariant with version 1.1.0\n"
+    );
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--format", "github", "sub/warn.bu", "good.ign"],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn summary_counts_valid_invalid_errors_and_warnings() {
+    let d = tmpdir("summary");
+    fs::write(d.join("good.ign"), GOOD).unwrap();
+    fs::write(d.join("bad.ign"), BAD).unwrap();
+    fs::write(d.join("warn.ign"), WARN).unwrap();
+    fs::write(d.join("sub/warn.bu"), WARN_BU).unwrap();
+    fs::write(d.join("sub/bad.bu"), "variant: flatcar\nversion: 9.9.9\n").unwrap();
+    let out = common::run_in(&d, &common::flint(), &["validate", "."]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().last(),
+        Some("5 files checked: 3 valid, 2 invalid (2 errors, 2 warnings)"),
+        "{stdout}"
+    );
+    let out = common::run_in(&d, &common::flint(), &["validate", "--strict", "."]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().last(),
+        Some("5 files checked: 1 valid, 4 invalid (2 errors, 2 warnings)"),
+        "{stdout}"
+    );
+    // Several files given one by one are summarized too; one file alone is not.
+    let out = common::run_in(&d, &common::flint(), &["validate", "good.ign", "warn.ign"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "warn.ign: warning at $.bogus, line 1 col 33: unused key bogus\n\
+         2 files checked: 2 valid, 0 invalid (0 errors, 1 warnings)\n"
+    );
+    let out = common::run_in(&d, &common::flint(), &["validate", "good.ign"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn local_files_resolve_beside_each_config_unless_files_dir_is_given() {
+    let d = tmpdir("filesdir");
+    let config = "variant: flatcar\nversion: 1.1.0\nstorage:\n  files:\n    - path: /etc/motd\n      contents:\n        local: motd\n";
+    for site in ["east", "west"] {
+        fs::create_dir_all(d.join(site).join("files")).unwrap();
+        fs::write(d.join(site).join("files/motd"), format!("hello {site}\n")).unwrap();
+        fs::write(d.join(site).join("node.bu"), config).unwrap();
+    }
+    let out = common::run_in(&d, &common::flint(), &["validate", "--strict", "."]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.ends_with("2 files checked: 2 valid, 0 invalid (0 errors, 0 warnings)\n"),
+        "{stdout}"
+    );
+    // -d overrides: a directory without motd fails both.
+    let out = common::run_in(&d, &common::flint(), &["validate", "-d", "sub", "."]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("2 files checked: 0 valid, 2 invalid"),
+        "{stdout}"
+    );
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn color_always_shows_snippets_and_never_keeps_plain_lines() {
+    let d = tmpdir("color");
+    fs::write(d.join("bad.ign"), BAD).unwrap();
+    fs::write(d.join("warn.bu"), WARN_BU).unwrap();
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--color", "always", "bad.ign", "warn.bu"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\x1b[1;31merror\x1b[0m[$.storage.files.0.path]:\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\x1b[1;34m-->\x1b[0m bad.ign:1:61\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\x1b[1;33mwarning\x1b[0m[$.bogus]:\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(" | bogus: 1\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("2 files checked: 1 valid, 1 invalid (1 errors, 1 warnings)\n"),
+        "{stdout}"
+    );
+    // A Butane file alone: Butane's own report, in colour.
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--colour=always", "warn.bu"],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("\x1b[1;33mwarning\x1b[0m[$.bogus]:\n"),
+        "{stdout}"
+    );
+    // Never (and auto, off a terminal) keep the plain output.
+    for color in ["never", "auto"] {
+        let out = common::run_in(
+            &d,
+            &common::flint(),
+            &["validate", "--color", color, "bad.ign"],
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "error at $.storage.files.0.path, line 1 col 61: path not absolute\n"
+        );
+    }
+    let out = common::run_in(
+        &d,
+        &common::flint(),
+        &["validate", "--color", "sometimes", "bad.ign"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    fs::remove_dir_all(&d).unwrap();
+}

@@ -1,6 +1,7 @@
 //! The command-line interface: argument definitions and the commands behind them. The
 //! binaries only parse arguments and turn results into exit codes.
 
+pub mod completions;
 pub mod provision;
 pub mod translate;
 pub mod validate;
@@ -26,7 +27,7 @@ pub enum Command {
     Apply(provision::ProvisionArgs),
     /// Translate a Butane config into an Ignition config (the same as `butane`).
     Translate(translate::TranslateArgs),
-    /// Check Ignition configs (files or directories), many at once.
+    /// Check Ignition and Butane configs (files or directories), many at once.
     Validate(validate::ValidateArgs),
     /// Print a JSON Schema for editors.
     Schema {
@@ -37,6 +38,10 @@ pub enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff), or write one per command into a directory.
+    Man(completions::ManArgs),
 }
 
 /// Runs the parsed command line; returns the exit code.
@@ -46,6 +51,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Apply(args) => provision::run(&args, true),
         Command::Translate(args) => translate::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Completions(args) => completions::run_completions(&args),
+        Command::Man(args) => completions::run_man(&args),
         Command::Schema { name, list } => {
             if list {
                 for n in crate::schema::names() {

@@ -98,7 +98,17 @@ fn first_overlap(parts: &[Partition]) -> Option<usize> {
         .iter()
         .enumerate()
         .filter_map(|(i, p)| match (p.start_mib, p.size_mib) {
-            (Some(s), Some(z)) if s != 0 => Some((i, s, if z == 0 { s } else { s + z - 1 })),
+            // Fuzzing (fuzz/partition_planner): `s + z - 1` overflowed for huge values (a
+            // panic with overflow checks); it wraps, as the release build and Go's int64 do.
+            (Some(s), Some(z)) if s != 0 => Some((
+                i,
+                s,
+                if z == 0 {
+                    s
+                } else {
+                    s.wrapping_add(z).wrapping_sub(1)
+                },
+            )),
             _ => None,
         })
         .collect();

@@ -22,7 +22,13 @@ pub use crate::system::gpt::Entry as Slot;
 
 impl Slot {
     pub fn end(&self) -> u64 {
-        self.start + self.size - 1
+        // Fuzzing (fuzz/partition_planner): `start + size - 1` overflowed for a slot reaching
+        // the end of the address space, and underflowed for an empty slot at 0. Clamped
+        // instead; an empty slot still ends just before it starts (at 0 when it starts at 0).
+        match self.size {
+            0 => self.start.saturating_sub(1),
+            n => self.start.saturating_add(n - 1),
+        }
     }
 }
 
@@ -83,9 +89,10 @@ impl Layout {
         best
     }
 
-    fn align_up(&self, sector: u64) -> u64 {
+    /// `None` when the aligned sector is past u64::MAX.
+    fn align_up(&self, sector: u64) -> Option<u64> {
         let a = self.per_mib().max(1);
-        sector.div_ceil(a) * a
+        sector.div_ceil(a).checked_mul(a)
     }
 
     /// Places a partition as `sgdisk --new=N:START:SIZE` would: `None` for a default.
@@ -94,18 +101,30 @@ impl Layout {
             Some((s, e)) => (self.align_up(s), e),
             None => return Err("no free space left on the disk".into()),
         };
-        let start = start.map_or(low, |s| self.align_up(s));
+        let mib = |s: u64| mib_text(s, self.sector_size);
+        // Fuzzing (fuzz/partition_planner): aligning a start near u64::MAX, and the sizes in
+        // the message below, overflowed on hostile tables (last usable sector near u64::MAX,
+        // partitions there). Such a start does not fit, and the arithmetic saturates.
+        let start = match start {
+            Some(s) => self.align_up(s),
+            None => low,
+        };
+        let Some(start) = start else {
+            return Err(format!(
+                "a partition past the end of any disk does not fit (usable space ends at {})",
+                mib(self.last_usable.saturating_add(1))
+            ));
+        };
         let end = match size {
             Some(n) => start.saturating_add(n).saturating_sub(1),
             None => high,
         };
-        let mib = |s: u64| mib_text(s, self.sector_size);
         if start < self.first_usable || end > self.last_usable || end < start {
             return Err(format!(
                 "{} at {} does not fit on the disk (usable space ends at {})",
-                mib(end.saturating_sub(start) + 1),
+                mib(end.saturating_sub(start).saturating_add(1)),
                 mib(start),
-                mib(self.last_usable + 1)
+                mib(self.last_usable.saturating_add(1))
             ));
         }
         if let Some(o) = self
@@ -115,14 +134,14 @@ impl Layout {
         {
             return Err(format!(
                 "{} at {} does not fit: it overlaps partition {} ({} at {})",
-                mib(end - start + 1),
+                mib((end - start).saturating_add(1)),
                 mib(start),
                 o.number,
                 mib(o.size),
                 mib(o.start)
             ));
         }
-        Ok((start, end - start + 1))
+        Ok((start, (end - start).saturating_add(1)))
     }
 
     fn free_number(&self) -> Option<u32> {
@@ -304,17 +323,35 @@ fn plan_on(
     layout: &Layout,
     new_guid: &mut dyn FnMut() -> String,
 ) -> Result<Plan, PlanError> {
-    let to_sectors = |mib: Option<i64>| mib.map(|m| (m.max(0) as u64) * layout.per_mib());
+    // Fuzzing (fuzz/partition_planner): a huge startMiB/sizeMiB overflowed the sector count
+    // (a panic with overflow checks, a wrapped and so wrong place without), and a number
+    // beyond u32 was truncated (2^32 + 1 became partition 1). The first is refused here, the
+    // second by the MAX_PARTITIONS check below.
+    let per_mib = layout.per_mib();
+    for (index, p) in desired.iter().enumerate() {
+        for (key, mib) in [("startMiB", p.start_mib), ("sizeMiB", p.size_mib)] {
+            if let Some(m) = mib
+                && (m.max(0) as u64).checked_mul(per_mib).is_none()
+            {
+                return Err(PlanError {
+                    index: Some(index),
+                    message: format!("{key} {m} is beyond any disk"),
+                });
+            }
+        }
+    }
+    let number_of = |p: &Partition| u32::try_from(p.number.max(0)).unwrap_or(u32::MAX);
+    let to_sectors = |mib: Option<i64>| mib.map(|m| (m.max(0) as u64) * per_mib);
     let explicit: Vec<u32> = desired
         .iter()
         .filter(|p| p.number > 0)
-        .map(|p| p.number as u32)
+        .map(number_of)
         .collect();
     let mut wants: Vec<Want> = desired
         .iter()
         .enumerate()
         .map(|(index, p)| {
-            let mut number = p.number.max(0) as u32;
+            let mut number = number_of(p);
             if number == 0
                 && let Some(label) = &p.label
                 && let Some(s) = layout
