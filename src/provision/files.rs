@@ -530,12 +530,7 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
             gid,
             replace,
         } => {
-            let dir = host.parent().unwrap_or(Path::new("/"));
-            let name = host
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let tmp = dir.join(format!(".{name}.flint-tmp"));
+            let tmp = super::temp_path(&host);
             // A leftover of an interrupted run is simply overwritten.
             let staged = (|| {
                 std::fs::write(&tmp, data)?;

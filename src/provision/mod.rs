@@ -93,10 +93,9 @@ fn fail(path: Option<JsonPath>, message: impl Into<String>) -> StageError {
     }
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file in the same directory, renamed).
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
+/// The temporary file a write of `path` goes through before its rename. One name per target:
+/// a run killed mid-write leaves at most this file, and the next run replaces it.
+pub fn temp_path(path: &Path) -> PathBuf {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -105,9 +104,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()>
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    // One name per target: a run killed mid-write leaves at most this file, which the next
-    // run replaces.
-    let tmp = dir.join(format!(".{name}.flint-tmp"));
+    dir.join(format!(".{name}.flint-tmp"))
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file in the same directory, renamed).
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tmp = temp_path(path);
     let _ = std::fs::remove_file(&tmp);
     let mut f = std::fs::OpenOptions::new()
         .write(true)

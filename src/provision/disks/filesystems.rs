@@ -6,9 +6,9 @@ use super::{Context, Outcome, change, fail};
 use crate::ignition::types::Filesystem;
 use crate::provision::StageError;
 use crate::system::probe::{self, Found};
-use crate::system::{devices, tool};
+use crate::system::tool;
 use crate::tree::JsonPath;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What to do with one filesystem entry, given what the device holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,19 +109,6 @@ pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
     Ok(())
 }
 
-/// The device of a filesystem entry: waited for when applying; when planning, a device that
-/// is not there yet (a partition, array or volume this run would create) is new and empty.
-pub fn device_of(
-    cx: &Context,
-    fs: &Filesystem,
-    entry: &JsonPath,
-) -> Result<Option<PathBuf>, StageError> {
-    if cx.apply {
-        return super::device(&fs.device, &entry.key("device")).map(Some);
-    }
-    Ok(devices::resolve_now(&fs.device))
-}
-
 fn one(
     cx: &Context,
     fs: &Filesystem,
@@ -129,7 +116,7 @@ fn one(
     out: &mut Outcome,
 ) -> Result<(), StageError> {
     let format = fs.format.as_deref().unwrap_or("");
-    let Some(dev) = device_of(cx, fs, entry)? else {
+    let Some(dev) = cx.device(&fs.device, &entry.key("device"))? else {
         if format != "none" {
             out.changes.push(change(
                 "filesystem",

@@ -55,24 +55,17 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
     }
     let raw = l.device.clone().unwrap_or_default();
     let at = entry.key("device");
-    let dev = if cx.apply {
-        super::device(&raw, &at)?
-    } else {
-        match devices::resolve_now(&raw) {
-            Some(d) => d,
-            None => {
-                out.changes.push(change(
-                    "luks",
-                    entry.clone(),
-                    Path::new(&raw),
-                    format!(
-                        "format LUKS2 volume {} on {raw} (device not present yet)",
-                        l.name
-                    ),
-                ));
-                return Ok(());
-            }
-        }
+    let Some(dev) = cx.device(&raw, &at)? else {
+        out.changes.push(change(
+            "luks",
+            entry.clone(),
+            Path::new(&raw),
+            format!(
+                "format LUKS2 volume {} on {raw} (device not present yet)",
+                l.name
+            ),
+        ));
+        return Ok(());
     };
     let wipe = l.wipe_volume == Some(true);
     let found = probe::probe(&dev).map_err(|e| fail(at.clone(), e.to_string()))?;

@@ -55,6 +55,21 @@ pub(crate) fn device(path: &str, entry: &JsonPath) -> Result<PathBuf, StageError
     devices::resolve(path, devices::timeout()).map_err(|m| fail(entry.clone(), m))
 }
 
+impl Context<'_> {
+    /// A device of the config: waited for when applying; when planning, looked at once, and
+    /// `None` when it is not there yet (a partition, array or volume this run would create).
+    pub(crate) fn device(
+        &self,
+        path: &str,
+        entry: &JsonPath,
+    ) -> Result<Option<PathBuf>, StageError> {
+        if self.apply {
+            return device(path, entry).map(Some);
+        }
+        Ok(devices::resolve_now(path))
+    }
+}
+
 /// Runs the stage.
 pub fn run(cx: &Context) -> Result<Outcome, StageError> {
     let mut out = Outcome::default();

@@ -93,12 +93,7 @@ fn one(cx: &Context, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<()
     let mut members = Vec::new();
     for (j, d) in r.devices.iter().enumerate() {
         let at = entry.key("devices").index(j);
-        let dev = if cx.apply {
-            super::device(d, &at)?
-        } else {
-            devices::resolve_now(d).unwrap_or_else(|| PathBuf::from(d))
-        };
-        members.push(dev);
+        members.push(cx.device(d, &at)?.unwrap_or_else(|| PathBuf::from(d)));
     }
     let level = r.level.clone().unwrap_or_default();
     let found: Vec<Option<Member>> = members.iter().map(|m| examine(m)).collect();
