@@ -90,6 +90,12 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         acq.fetched.items.len(),
         acq.fetched.total_bytes(),
     ));
+    // A mount path through a link in the root is refused before any disk is touched.
+    if stages.contains(&Stage::Mount)
+        && let Err(e) = provision::mounts::check_paths(&acq.config, &opts.root)
+    {
+        return out.failed(&e);
+    }
     let mut times = vec![(Stage::Fetch, acq.took)];
     let mut changes = 0;
     // Mounts this run made for a plan: released when it ends, whatever happens.

@@ -2,19 +2,92 @@
 //! root, shallowest first, and unmounted in reverse at the end. A failed mount unmounts what
 //! this run mounted. When planning, filesystems that already hold what the config wants are
 //! mounted read-only (without journal replay) so that the files stage can see what is there.
+//!
+//! A mount path is never resolved through the target root's symbolic links: a root holding
+//! `/tmp0 -> /` must not get a partition mounted over the host's `/`. Every existing element
+//! of the path must be a real directory (upstream refuses links and non-directories the same
+//! way); the mount itself goes onto a directory opened element by element without following
+//! links, so nothing can swap a link in between the check and the mount.
 
 use super::{Stage, StageError};
 use crate::ignition::Config;
 use crate::ignition::types::Filesystem;
+use crate::system::mount::BeneathError;
 use crate::system::{devices, mount, probe};
 use crate::tree::JsonPath;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 /// A filesystem to mount: its entry, and the directory under the root.
 pub struct Target<'a> {
     pub entry: JsonPath,
     pub fs: &'a Filesystem,
+    /// The mount path's elements inside the root (`.` dropped, `..` taken lexically).
+    pub parts: Vec<String>,
+    pub root: PathBuf,
     pub dir: PathBuf,
+}
+
+/// The elements of an absolute path, `.` dropped and `..` taken lexically, clamped at the
+/// root (as a chroot would: `/..` is `/`).
+fn elements(path: &str) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                v.pop();
+            }
+            p => v.push(p.to_string()),
+        }
+    }
+    v
+}
+
+impl Target<'_> {
+    fn path(&self) -> &str {
+        self.fs.path.as_deref().unwrap_or("/")
+    }
+
+    /// Opens the mount point (creating it when `create`); `Ok(None)` when it does not
+    /// exist and may not be created. A link or non-directory on the way is the error
+    /// upstream gives, at the entry's `path`.
+    fn open(&self, stage: Stage, create: bool) -> Result<Option<OwnedFd>, StageError> {
+        match mount::open_beneath(&self.root, &self.parts, create) {
+            Ok(fd) => Ok(Some(fd)),
+            Err(BeneathError::Missing(_)) => Ok(None),
+            Err(BeneathError::NotADirectory(i)) => {
+                let inner = format!("/{}", self.parts[..=i].join("/"));
+                let what = match std::fs::symlink_metadata(self.root.join(&inner[1..])) {
+                    Ok(m) if m.file_type().is_symlink() => "a symbolic link",
+                    _ => "not a directory",
+                };
+                Err(fail(
+                    stage,
+                    &self.entry.key("path"),
+                    format!(
+                        "mount path {:?} contains non-directory component {inner:?} ({what}); \
+                         refusing to mount through it",
+                        self.path()
+                    ),
+                ))
+            }
+            Err(BeneathError::Io(e)) => Err(fail(
+                stage,
+                &self.entry.key("path"),
+                format!("opening the mount point {}: {e}", self.dir.display()),
+            )),
+        }
+    }
+}
+
+/// Refuses, before anything is mounted or written, any mount path whose existing elements
+/// go through a symbolic link or a non-directory in the root as it is now.
+pub fn check_paths(config: &Config, root: &Path) -> Result<(), StageError> {
+    for t in targets(config, root) {
+        t.open(Stage::Mount, false)?;
+    }
+    Ok(())
 }
 
 /// The filesystems with a path, shallowest first (ties in config order).
@@ -29,15 +102,15 @@ pub fn targets<'a>(config: &'a Config, root: &Path) -> Vec<Target<'a>> {
             f.path.is_some() && !matches!(f.format.as_deref(), Some("swap") | Some("none") | None)
         })
         .map(|(i, f)| {
-            let rel = f.path.as_deref().unwrap_or("/").trim_start_matches('/');
+            let parts = elements(f.path.as_deref().unwrap_or("/"));
+            let mut dir = root.to_path_buf();
+            dir.extend(&parts);
             Target {
                 entry: base.index(i),
                 fs: f,
-                dir: if rel.is_empty() {
-                    root.to_path_buf()
-                } else {
-                    root.join(rel)
-                },
+                parts,
+                root: root.to_path_buf(),
+                dir,
             }
         })
         .collect();
@@ -69,6 +142,7 @@ pub fn mount_stage(
     root: &Path,
     apply: bool,
 ) -> Result<(Vec<PathBuf>, Vec<String>), StageError> {
+    check_paths(config, root)?;
     let mut done: Vec<PathBuf> = Vec::new();
     let mut notes = Vec::new();
     for t in targets(config, root) {
@@ -102,6 +176,10 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
             None => return Ok(None),
         }
     };
+    // Checked again here: a filesystem mounted earlier in this stage may hold the path.
+    let Some(dir) = t.open(Stage::Mount, apply)? else {
+        return Ok(None);
+    };
     if mounted_here(&dev, &t.dir) {
         return Ok(Some(format!(
             "{} already mounted on {}",
@@ -110,21 +188,13 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
         )));
     }
     let mut options = t.fs.mount_options.clone();
-    if apply {
-        std::fs::create_dir_all(&t.dir).map_err(|e| {
-            fail(
-                Stage::Mount,
-                &t.entry,
-                format!("creating the mount point {}: {e}", t.dir.display()),
-            )
-        })?;
-    } else {
+    if !apply {
         // Only a filesystem that will be kept is worth looking into; nothing may be written.
         let keeps = probe::probe(&dev)
             .ok()
             .flatten()
             .is_some_and(|f| f.kind == probe::blkid_type(format));
-        if !keeps || !t.dir.is_dir() {
+        if !keeps {
             return Ok(None);
         }
         options.push("ro".into());
@@ -134,7 +204,7 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
             _ => {}
         }
     }
-    mount::mount(&dev, &t.dir, format, &options).map_err(|e| {
+    mount::mount_on(&dev, &dir, format, &options).map_err(|e| {
         fail(
             Stage::Mount,
             &t.entry,
@@ -159,7 +229,8 @@ pub fn umount_stage(config: &Config, root: &Path) -> Result<Vec<String>, StageEr
         let Some(dev) = devices::resolve_now(&t.fs.device) else {
             continue;
         };
-        if !mounted_here(&dev, &t.dir) {
+        // A path through a link was never mounted by flint: leave whatever it reaches alone.
+        if !matches!(t.open(Stage::Umount, false), Ok(Some(_))) || !mounted_here(&dev, &t.dir) {
             continue;
         }
         mount::umount(&t.dir).map_err(|e| {

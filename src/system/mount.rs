@@ -74,11 +74,100 @@ pub fn mount(dev: &Path, dir: &Path, fstype: &str, options: &[String]) -> io::Re
     }
 }
 
+/// Mounts `dev` on the directory open as `dir` (from [`open_beneath`]): the kernel mounts on
+/// that very directory, whatever a path to it would resolve to by now.
+pub fn mount_on(
+    dev: &Path,
+    dir: &std::os::fd::OwnedFd,
+    fstype: &str,
+    options: &[String],
+) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let at = PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+    mount(dev, &at, fstype, options)
+}
+
+/// Opens directory `parts` (path elements, no `.` or `..`) beneath the directory `root`
+/// without following any symbolic link: a link or a non-directory on the way is
+/// [`BeneathError::NotADirectory`] naming the element. With `create`, missing elements are
+/// made (mode 0755, the umask applies); without it a missing one is [`BeneathError::Missing`].
+pub fn open_beneath(
+    root: &Path,
+    parts: &[String],
+    create: bool,
+) -> Result<std::os::fd::OwnedFd, BeneathError> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let open = |at: libc::c_int, name: &CString| -> io::Result<OwnedFd> {
+        // SAFETY: a valid directory fd (or AT_FDCWD) and a NUL-terminated name.
+        let fd = unsafe {
+            libc::openat(
+                at,
+                name.as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            // SAFETY: a fresh fd that nothing else owns.
+            Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+        }
+    };
+    let mut cur = open(libc::AT_FDCWD, &cstr(root)?)?;
+    for (i, part) in parts.iter().enumerate() {
+        let name =
+            CString::new(part.as_bytes()).map_err(|_| io::Error::other("path holds a NUL byte"))?;
+        let next = match open(cur.as_raw_fd(), &name) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && create => {
+                // SAFETY: as above; mkdirat never follows a link in its last element.
+                let rc = unsafe { libc::mkdirat(cur.as_raw_fd(), name.as_ptr(), 0o755) };
+                if rc != 0 {
+                    let e = io::Error::last_os_error();
+                    if e.kind() != io::ErrorKind::AlreadyExists {
+                        return Err(BeneathError::Io(e));
+                    }
+                }
+                open(cur.as_raw_fd(), &name)
+            }
+            r => r,
+        };
+        cur = match next {
+            Ok(fd) => fd,
+            Err(e)
+                if e.raw_os_error() == Some(libc::ENOTDIR)
+                    || e.raw_os_error() == Some(libc::ELOOP) =>
+            {
+                return Err(BeneathError::NotADirectory(i));
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(BeneathError::Missing(i)),
+            Err(e) => return Err(BeneathError::Io(e)),
+        };
+    }
+    Ok(cur)
+}
+
+/// Why [`open_beneath`] failed.
+#[derive(Debug)]
+pub enum BeneathError {
+    /// Element `i` is a symbolic link or not a directory.
+    NotADirectory(usize),
+    /// Element `i` does not exist (only without `create`).
+    Missing(usize),
+    Io(io::Error),
+}
+
+impl From<io::Error> for BeneathError {
+    fn from(e: io::Error) -> Self {
+        BeneathError::Io(e)
+    }
+}
+
 /// Unmounts `dir`.
 pub fn umount(dir: &Path) -> io::Result<()> {
     let d = cstr(dir)?;
-    // SAFETY: a valid NUL-terminated path.
-    let rc = unsafe { libc::umount2(d.as_ptr(), 0) };
+    // SAFETY: a valid NUL-terminated path. UMOUNT_NOFOLLOW: a link in the last element is
+    // not followed, so a directory replaced by a link never unmounts what it points at.
+    let rc = unsafe { libc::umount2(d.as_ptr(), libc::UMOUNT_NOFOLLOW) };
     if rc == 0 {
         Ok(())
     } else {
