@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Fills fuzz/corpus/<target>/ with seed inputs from the repository (and from ../shared when it
-# is there): Butane documents, Ignition configs, data URLs. Existing corpus files are kept.
+# Fills fuzz/corpus/<target>/ with seed inputs from the repository (its own cases and the
+# conformance corpora): Butane documents, Ignition configs, data URLs. Existing corpus files are kept.
 set -euo pipefail
 fuzz="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz")"
-shared="$(dirname "$root")/shared"
 corpus="$fuzz/corpus"
 mkdir -p "$corpus"/{butane_translate,ignition_config,data_url,partition_planner}
 
@@ -18,9 +17,9 @@ seed() { # target, files...
     done
 }
 
-mapfile -t bu < <(find "$root/translate-tests" "$shared/conformance" -name '*.bu' 2>/dev/null)
+mapfile -t bu < <(find "$root/translate-tests" "$root/conformance/butane" -name '*.bu' 2>/dev/null)
 seed butane_translate "${bu[@]}"
-mapfile -t ign < <(find "$root/fixtures" "$shared/conformance-ignition" \
+mapfile -t ign < <(find "$root/fixtures" "$root/conformance/ignition" \
     \( -name '*.ign' -o -name '*.json' \) 2>/dev/null)
 seed ignition_config "${ign[@]}"
 

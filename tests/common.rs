@@ -9,14 +9,10 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared corpora beside the checkout; the tests need them (CI clones them there).
-pub fn shared() -> PathBuf {
-    let p = repo().join("../shared");
-    assert!(
-        p.is_dir(),
-        "../shared is missing beside the checkout: {}",
-        p.display()
-    );
+/// A conformance corpus kept in the repository (`conformance/NAME`: butane, ignition, files).
+pub fn corpus(name: &str) -> PathBuf {
+    let p = repo().join("conformance").join(name);
+    assert!(p.is_dir(), "missing corpus {}", p.display());
     p
 }
 

@@ -3,7 +3,7 @@ mod common;
 
 #[test]
 fn ignition_validate_corpus_passes() {
-    let script = common::shared().join("conformance-ignition/check.sh");
+    let script = common::corpus("ignition").join("check.sh");
     let cmd = format!("{} validate", common::flint().display());
     common::run_check_script(&script, &cmd, 120);
 }

@@ -7,7 +7,7 @@ use std::process::Command;
 
 #[test]
 fn files_corpus_passes() {
-    let script = common::shared().join("conformance-files/check.sh");
+    let script = common::corpus("files").join("check.sh");
     let cmd = format!(
         "{} apply --root {{root}} {{config}}",
         common::flint().display()
@@ -17,7 +17,7 @@ fn files_corpus_passes() {
 
 fn manifest(root: &Path) -> String {
     let out = Command::new("python3")
-        .arg(common::shared().join("conformance-files/manifest.py"))
+        .arg(common::corpus("files").join("manifest.py"))
         .arg(root)
         .output()
         .unwrap();
@@ -27,7 +27,7 @@ fn manifest(root: &Path) -> String {
 
 /// Every corpus case that succeeds and needs no HTTP server, with a fresh root.
 fn local_tree_cases() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
-    let corpus = common::shared().join("conformance-files");
+    let corpus = common::corpus("files");
     let mut out = Vec::new();
     for case in common::case_dirs(&corpus) {
         let config = case.join("config.ign");

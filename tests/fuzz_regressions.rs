@@ -2,7 +2,7 @@
 //! (crashes the fuzzers found, minimized, and a few inputs chosen to reach far) goes through
 //! the same code as the fuzz target of that name (`fuzz/harness.rs`, shared with
 //! `fuzz/fuzz_targets/`). The fuzzers' seeds, the Butane and Ignition test documents of the
-//! repository and of ../shared, are replayed too, so that the harness itself stays tested.
+//! repository and its conformance corpora, are replayed too, so that the harness itself stays tested.
 //!
 //! The `partition_planner` inputs are JSON (`harness::PlannerInput`): the fuzzer's raw bytes
 //! only mean something through `arbitrary`, so `fuzz/src/planner_input_json.rs` converts them.
@@ -68,8 +68,7 @@ fn butane_translate_saved_inputs() {
 
 #[test]
 fn butane_translate_repository_documents() {
-    // The fuzzer's seeds: the repository's translate tests and, beside the checkout, the
-    // shared conformance corpus (when present).
+    // The fuzzer's seeds: the repository's translate tests and the butane conformance corpus.
     let is_bu = |p: &Path| p.extension().is_some_and(|e| e == "bu");
     let mut paths = files(&repo().join("translate-tests"), &is_bu);
     assert!(
@@ -77,7 +76,7 @@ fn butane_translate_repository_documents() {
         "expected translate-tests, found {}",
         paths.len()
     );
-    paths.extend(files(&repo().join("../shared/conformance"), &is_bu));
+    paths.extend(files(&repo().join("conformance/butane"), &is_bu));
     replay(&paths, &harness::butane_translate);
 }
 
@@ -97,10 +96,7 @@ fn ignition_config_repository_documents() {
         "expected fixtures, found {}",
         paths.len()
     );
-    paths.extend(files(
-        &repo().join("../shared/conformance-ignition"),
-        &is_config,
-    ));
+    paths.extend(files(&repo().join("conformance/ignition"), &is_config));
     replay(&paths, &harness::ignition_config);
 }
 

@@ -5,7 +5,7 @@ mod common;
 #[test]
 fn upstream_outputs_round_trip_byte_exact() {
     let mut checked = 0;
-    for dir in common::case_dirs(&common::shared().join("conformance")) {
+    for dir in common::case_dirs(&common::corpus("butane")) {
         let path = dir.join("expected.ign");
         let Ok(bytes) = std::fs::read(&path) else {
             continue;

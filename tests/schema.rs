@@ -37,7 +37,7 @@ fn yaml_value(text: &str) -> Value {
 #[test]
 fn butane_configs_that_translate_cleanly_satisfy_their_schema() {
     let (v10, v11) = (butane_validator("1.0.0"), butane_validator("1.1.0"));
-    let mut dirs = common::case_dirs(&common::shared().join("conformance"));
+    let mut dirs = common::case_dirs(&common::corpus("butane"));
     dirs.extend(common::case_dirs(&common::repo().join("translate-tests")));
     let mut checked = 0;
     for dir in dirs {
@@ -108,12 +108,10 @@ fn butane_schema_flags_what_the_translator_warns_about() {
 /// Every config that validates cleanly and declares 3.3.0 or 3.4.0.
 fn valid_configs() -> Vec<(std::path::PathBuf, Value)> {
     let mut dirs = common::case_dirs(&common::repo().join("fixtures/validate"));
-    dirs.extend(common::case_dirs(
-        &common::shared().join("conformance-ignition"),
-    ));
+    dirs.extend(common::case_dirs(&common::corpus("ignition")));
     let mut files: Vec<_> = dirs.into_iter().map(|d| d.join("in.ign")).collect();
     files.extend(
-        common::case_dirs(&common::shared().join("conformance"))
+        common::case_dirs(&common::corpus("butane"))
             .into_iter()
             .map(|d| d.join("expected.ign")),
     );
