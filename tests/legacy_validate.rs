@@ -14,7 +14,11 @@ fn legacy_validation_matches_flatcar_verdicts() {
         let reference = std::fs::read_to_string(case.join("expected")).unwrap();
         let want = std::fs::read_to_string(case.join("expected.flint")).unwrap();
         let ref_code: i32 = reference.lines().next().unwrap().parse().unwrap();
-        let ref_code = if reference.contains("\npanic: ") { 1 } else { ref_code };
+        let ref_code = if reference.contains("\npanic: ") {
+            1
+        } else {
+            ref_code
+        };
         let out = common::run_in(&case, &common::flint(), &["validate", "in.ign"]);
         let code = out.status.code().unwrap_or(-1);
         let got = format!(
@@ -23,7 +27,9 @@ fn legacy_validation_matches_flatcar_verdicts() {
             String::from_utf8_lossy(&out.stderr)
         );
         if code != ref_code {
-            failures.push(format!("{name}: exit {code}, Flatcar's validator exits {ref_code}"));
+            failures.push(format!(
+                "{name}: exit {code}, Flatcar's validator exits {ref_code}"
+            ));
         } else if got != want {
             failures.push(format!("{name}: report differs:\n{got}\nwant:\n{want}"));
         }
