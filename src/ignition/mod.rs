@@ -4,11 +4,13 @@ pub mod dataurl;
 pub mod merge;
 pub mod parse;
 pub mod types;
+pub mod upgrade;
 pub mod validate;
 pub mod version;
 
 pub use parse::{Parsed, parse};
 pub use types::Config;
+pub use upgrade::upgrade;
 pub use version::Version;
 
 use crate::diag::Diagnostic;

@@ -1,5 +1,5 @@
 //! Config acquisition: find the user config (a file, the kernel command line, QEMU fw_cfg),
-//! read it whatever its form (Ignition 3.0–3.4 or Butane), merge base configs underneath, and
+//! read it whatever its form (Ignition 3.x or Butane), merge base configs underneath, and
 //! resolve `ignition.config.replace` and `merge` recursively, depth first, as upstream does.
 
 use crate::fetch::{Fetcher, url::redact};
@@ -98,16 +98,11 @@ pub fn parse_any(
                 format!("{name}: invalid config: {}", e.message),
             ));
         }
-        let mut config = parsed.config;
-        config.ignition.version = ignition::Version::NEWEST.to_string();
-        return Ok(config);
+        return Ok(ignition::upgrade(parsed.config, parsed.version));
     }
     let outcome = crate::spec::translate(bytes, crate::spec::Options { files_dir });
     match (outcome.config, outcome.failure) {
-        (Some(mut c), _) => {
-            c.ignition.version = ignition::Version::NEWEST.to_string();
-            Ok(c)
-        }
+        (Some(c), _) => Ok(ignition::upgrade::upgrade_declared(c)),
         (None, failure) => {
             let first = outcome.diagnostics.iter().find(|d| d.is_error());
             let detail = first.map(|d| d.to_string()).or(failure).unwrap_or_default();

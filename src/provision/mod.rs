@@ -179,6 +179,10 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
             format!("the final config is invalid: {}", e.message),
         ));
     }
+    // Valid, but asking for what this provisioner cannot do: refused before any disk is touched.
+    if let Some(e) = crate::ignition::validate::unsupported_by_provisioner(&config).first() {
+        return Err(fail(Some(e.path.clone()), e.message.clone()));
+    }
     let fetched = resources::fetch_all(&config, &fetcher).map_err(|e| {
         fail(
             Some(e.path.clone()),

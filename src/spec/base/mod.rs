@@ -333,6 +333,7 @@ impl Translator<'_> {
                 options: l.options.clone(),
                 uuid: l.uuid.clone(),
                 wipe_volume: l.wipe_volume,
+                ..Default::default()
             })
             .collect();
         ig::Storage {
