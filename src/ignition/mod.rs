@@ -18,11 +18,16 @@ use crate::diag::Diagnostic;
 /// Everything the upstream validator would report about `bytes`: a read failure, or the
 /// validation findings followed by unused-key warnings.
 pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
+    check_with(bytes, validate::Options::UPSTREAM)
+}
+
+/// [`check`] with the validator `options` name (e.g. Flatcar's, which accepts `oem://`).
+pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
     match parse(bytes) {
         Err(d) => vec![d],
         Ok(p) => {
             let src = crate::tree::Source::new(bytes);
-            let issues = validate::validate(&p.config, p.version);
+            let issues = validate::validate_with(&p.config, p.version, options);
             let mut out = validate::locate(issues, &p.tree, &src);
             out.extend(p.warnings);
             out

@@ -88,7 +88,12 @@ pub fn parse_any(
     let looks_json = first == Some(&b'{');
     if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
         let parsed = ignition::parse(bytes).map_err(|d| err(None, format!("{name}: {d}")))?;
-        let issues = ignition::validate::validate(&parsed.config, parsed.version);
+        // Flatcar's rules: its Ignition fetches `oem://` sources.
+        let issues = ignition::validate::validate_with(
+            &parsed.config,
+            parsed.version,
+            ignition::validate::Options::FLATCAR,
+        );
         if let Some(e) = issues
             .iter()
             .find(|i| i.severity == crate::diag::Severity::Error)

@@ -169,7 +169,11 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         .map_err(|e| fail(e.path, e.message))?;
         (full, fetcher, origin)
     };
-    let issues = crate::ignition::validate::validate(&config, crate::ignition::Version::NEWEST);
+    let issues = crate::ignition::validate::validate_with(
+        &config,
+        crate::ignition::Version::NEWEST,
+        crate::ignition::validate::Options::FLATCAR,
+    );
     if let Some(e) = issues
         .iter()
         .find(|i| i.severity == crate::diag::Severity::Error)

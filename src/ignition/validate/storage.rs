@@ -326,7 +326,7 @@ fn check_luks(c: &mut Checker, l: &Luks, path: &JsonPath) {
     }
     check_clevis(c, &l.clevis, &path.key("clevis"));
     if let Some(src) = l.key_file.source.as_deref().filter(|s| !s.is_empty())
-        && resource::check_url(src, c.version).is_err()
+        && c.check_url(src).is_err()
     {
         // Upstream reports this at "keys", a path that does not exist in the config.
         c.error(path.key("keys"), "invalid key-file source");
@@ -367,7 +367,7 @@ fn check_clevis(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
         let tp = tangs.index(i);
         match resource::parse_url(&t.url) {
             Err(e) => c.error(tp.key("url"), e),
-            Ok(u) if !matches!(u.scheme, "http" | "https") => {
+            Ok(u) if !matches!(u.scheme.as_str(), "http" | "https") => {
                 c.error(tp.key("url"), "invalid url scheme")
             }
             Ok(_) => {}
