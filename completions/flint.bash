@@ -31,6 +31,9 @@ _flint() {
             flint,plan)
                 cmd="flint__subcmd__plan"
                 ;;
+            flint,rmcfg)
+                cmd="flint__subcmd__rmcfg"
+                ;;
             flint,schema)
                 cmd="flint__subcmd__schema"
                 ;;
@@ -55,6 +58,9 @@ _flint() {
             flint__subcmd__help,plan)
                 cmd="flint__subcmd__help__subcmd__plan"
                 ;;
+            flint__subcmd__help,rmcfg)
+                cmd="flint__subcmd__help__subcmd__rmcfg"
+                ;;
             flint__subcmd__help,schema)
                 cmd="flint__subcmd__help__subcmd__schema"
                 ;;
@@ -71,7 +77,7 @@ _flint() {
 
     case "${cmd}" in
         flint)
-            opts="-h -V --help --version plan apply translate validate schema completions man help"
+            opts="-h -V --help --version plan apply rmcfg translate validate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,7 +91,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__apply)
-            opts="-h --root --config-source --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -96,6 +102,14 @@ _flint() {
                     return 0
                     ;;
                 --config-source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fetch-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -145,7 +159,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__help)
-            opts="plan apply translate validate schema completions man help"
+            opts="plan apply rmcfg translate validate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -228,6 +242,20 @@ _flint() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        flint__subcmd__help__subcmd__rmcfg)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         flint__subcmd__help__subcmd__schema)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -289,7 +317,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__plan)
-            opts="-h --root --config-source --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -300,6 +328,14 @@ _flint() {
                     return 0
                     ;;
                 --config-source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fetch-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -325,6 +361,24 @@ _flint() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__rmcfg)
+            opts="-h --platform --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
