@@ -69,7 +69,7 @@ umount\t''"
 complete -c flint -n "__fish_flint_using_subcommand apply" -l format -d 'Output format' -r -f -a "human\t''
 json\t''"
 complete -c flint -n "__fish_flint_using_subcommand apply" -s h -l help -d 'Print help'
-complete -c flint -n "__fish_flint_using_subcommand rmcfg" -l platform -d 'The platform (vmware or virtualbox keep the config where the guest can read it)' -r
+complete -c flint -n "__fish_flint_using_subcommand rmcfg" -l platform -d 'The platform (vmware or virtualbox keep the config where the guest can read it); without it, the platform the kernel command line names' -r
 complete -c flint -n "__fish_flint_using_subcommand rmcfg" -s h -l help -d 'Print help'
 complete -c flint -n "__fish_flint_using_subcommand translate" -s d -l files-dir -d 'Allow embedding local files from this directory' -r -F
 complete -c flint -n "__fish_flint_using_subcommand translate" -s o -l output -d 'Write the output to FILE instead of stdout' -r -F

@@ -285,24 +285,25 @@ fn report(
 /// `flint rmcfg`: delete the config from the hypervisor after boot.
 #[derive(Debug, clap::Args)]
 pub struct RmcfgArgs {
-    /// The platform (vmware or virtualbox keep the config where the guest can read it).
+    /// The platform (vmware or virtualbox keep the config where the guest can read it);
+    /// without it, the platform the kernel command line names.
     #[arg(long, value_name = "NAME")]
-    pub platform: String,
+    pub platform: Option<String>,
 }
 
 /// Runs `rmcfg`; returns the exit code.
 pub fn rmcfg(args: &RmcfgArgs) -> i32 {
-    let Some(p) = crate::platform::get(&args.platform) else {
-        eprintln!(
-            "error: unknown platform {:?}; known: {}",
-            args.platform,
-            crate::platform::names().join(", ")
-        );
-        return 2;
+    let places = Places::default();
+    let p = match crate::platform::select(args.platform.as_deref(), &places) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
     };
     let cx = crate::platform::Context::new(
         crate::fetch::Fetcher::with(crate::fetch::Settings::from_env()),
-        Places::default(),
+        places,
     );
     let r = p.delete_config(&cx);
     for n in cx.take_notes() {

@@ -249,11 +249,15 @@ pub fn object_url(o: &Object, region: &str, endpoint: Option<&str>) -> String {
 }
 
 /// The bucket's region from a HEAD request's `x-amz-bucket-region` (given on any status).
+/// Upstream asks anonymously; with credentials at hand flint signs the question (with the
+/// hint's region), which S3 answers the same way and S3 servers that refuse anonymous
+/// requests answer at all.
 pub fn bucket_region(
     http: &HttpClient,
     o: &Object,
     hint: &str,
     endpoint: Option<&str>,
+    creds: Option<&RoleCredentials>,
 ) -> Result<String, String> {
     let url = match endpoint {
         Some(e) => format!("{}/{}", e.trim_end_matches('/'), o.bucket),
@@ -266,10 +270,20 @@ pub fn bucket_region(
     if c.total_timeout.is_none() {
         c.total_timeout = Some(std::time::Duration::from_secs(30));
     }
+    let headers = match creds {
+        Some(cr) => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            sign("HEAD", &url, hint, cr, now, &[])?
+        }
+        None => Vec::new(),
+    };
     let resp = c.send(&Request {
         method: "HEAD",
         url: &url,
-        headers: &[],
+        headers: &headers,
         body: None,
         retry_codes: &[],
     })?;

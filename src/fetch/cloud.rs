@@ -93,7 +93,11 @@ pub fn s3_get(f: &Fetcher, url: &str, compression: Option<&str>) -> Result<Vec<u
             if endpoint.is_some() && !matches!(creds, Some(Ok(_))) {
                 hint
             } else {
-                match aws::bucket_region(&f.http, &o, &hint, endpoint) {
+                let signer = match &creds {
+                    Some(Ok(c)) => Some(c),
+                    _ => None,
+                };
+                match aws::bucket_region(&f.http, &o, &hint, endpoint, signer) {
                     Ok(r) => r,
                     Err(e) if e.starts_with("could not find") => return Err(e),
                     // Some servers (and S3 for some errors) give no region: use the hint.
