@@ -625,8 +625,8 @@ fn flint_cmd(dir: &Path) -> std::process::Command {
 
 #[test]
 fn cli_platform_flag_hook_result_record_and_packet_phone_home() {
-    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let ev = events.clone();
+    let posted = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let ev = posted.clone();
     let port = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(0));
     let p2 = port.clone();
     let s = MetaServer::start(move |r: &Req| match (r.method.as_str(), r.path.as_str()) {
@@ -654,14 +654,7 @@ fn cli_platform_flag_hook_result_record_and_packet_phone_home() {
     std::fs::create_dir_all(&root).unwrap();
     let out = flint_cmd(&dir)
         .env("FLINT_METADATA_ENDPOINT", s.endpoint())
-        .args([
-            "apply",
-            "--platform",
-            "packet",
-            "--stage",
-            "files",
-            "--root",
-        ])
+        .args(["apply", "--platform", "packet", "--root"])
         .arg(&root)
         .output()
         .unwrap();
@@ -673,10 +666,46 @@ fn cli_platform_flag_hook_result_record_and_packet_phone_home() {
     );
     let record = std::fs::read_to_string(root.join("etc/.ignition-result.json")).unwrap();
     assert!(record.contains(r#""userConfigProvided":true"#), "{record}");
-    let events = events.lock().unwrap().clone();
-    assert_eq!(events.len(), 2, "{events:?}");
-    assert!(events[0].contains(r#""state":"running""#) && events[0].contains("[fetch]"));
-    assert!(events[1].contains("[files] Ignition status: finished successfully"));
+    let events = posted.lock().unwrap().clone();
+    // One event per stage run, in order.
+    let stages: Vec<&str> = events
+        .iter()
+        .map(|e| {
+            e.split('[')
+                .nth(1)
+                .and_then(|r| r.split(']').next())
+                .unwrap_or("")
+        })
+        .collect();
+    assert_eq!(
+        stages,
+        ["fetch", "kargs", "disks", "mount", "files", "umount"],
+        "{events:?}"
+    );
+    assert!(events.iter().all(|e| e.contains(r#""state":"running""#)));
+    assert!(events[4].contains("[files] Ignition status: finished successfully"));
+    // A failing stage is reported as failed.
+    let failing = dir.join("failing-root");
+    std::fs::write(&failing, "a file where the root should be").unwrap();
+    let out = flint_cmd(&dir)
+        .env("FLINT_METADATA_ENDPOINT", s.endpoint())
+        .args([
+            "apply",
+            "--platform",
+            "packet",
+            "--stage",
+            "files",
+            "--root",
+        ])
+        .arg(&failing)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let last = posted.lock().unwrap().last().cloned().unwrap_or_default();
+    assert!(
+        last.contains(r#""state":"failed""#) && last.contains("[files] Ignition error: "),
+        "{last}"
+    );
 
     // No config on metal: the run succeeds and the record says no user config.
     let root2 = dir.join("root2");

@@ -69,10 +69,10 @@ mkdir -p /drives
 mount -t ext4 -o ro /dev/vdb /drives
 for p in $DRIVES; do
   step "config drive: \$p"
-  dev=\$(losetup -f --show -r /drives/\$p.img)
-  flint apply --platform \$p --fetch-timeout 30 --root /sysroot --stage files 2>/run/err || { cat /run/err; losetup -d \$dev; exit 1; }
+  dev=\$(/sbin/losetup -f --show -r /drives/\$p.img)
+  flint apply --platform \$p --fetch-timeout 30 --root /sysroot --stage files 2>/run/err || { cat /run/err; /sbin/losetup -d \$dev; exit 1; }
   cat /run/err
-  losetup -d \$dev
+  /sbin/losetup -d \$dev
 done
 grep -q 'is a #cloud-config' /run/err || true
 umount /drives

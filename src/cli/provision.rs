@@ -163,14 +163,10 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     provision::mounts::release(&plan_mounts);
     if apply && let Some(p) = acq.platform {
         let cx = crate::platform::Context::new(acq.fetcher.clone(), opts.places.clone());
-        for (s, _) in &times {
+        // Each stage asked for that ran, as upstream reports once per stage run.
+        for (s, _) in times.iter().filter(|(s, _)| stages.contains(s)) {
             let failed = result.as_ref().err().filter(|e| e.stage == *s);
             report(&out, p, &cx, *s, failed.map(|e| e.message.as_str()));
-        }
-        if let Err(e) = &result
-            && !times.iter().any(|(s, _)| *s == e.stage)
-        {
-            report(&out, p, &cx, e.stage, Some(&e.message));
         }
     }
     if let Err(e) = result {
