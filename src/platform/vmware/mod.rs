@@ -184,3 +184,142 @@ pub fn delete_with(cx: &Context, gi: &mut dyn GuestInfo) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backdoor::tests::FakeHost;
+
+    fn cx() -> Context {
+        Context::new(
+            crate::fetch::Fetcher::new(),
+            crate::platform::Places::default(),
+        )
+    }
+
+    fn host(vars: &[(&str, &str)]) -> Rpci<FakeHost> {
+        let mut h = FakeHost::default();
+        for (k, v) in vars {
+            h.vars.insert(k.to_string(), v.to_string());
+        }
+        Rpci(h)
+    }
+
+    fn ovfenv(props: &[(&str, &str)]) -> String {
+        let mut s = String::from(
+            r#"<?xml version="1.0" encoding="UTF-8"?><Environment xmlns="http://schemas.dmtf.org/ovf/environment/1" xmlns:oe="http://schemas.dmtf.org/ovf/environment/1"><PropertySection>"#,
+        );
+        for (k, v) in props {
+            s.push_str(&format!(r#"<Property oe:key="{k}" oe:value="{v}"/>"#));
+        }
+        s.push_str("</PropertySection></Environment>");
+        s
+    }
+
+    const CFG: &str = r#"{"ignition":{"version":"3.4.0"}}"#;
+
+    fn b64(b: &[u8]) -> String {
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, b)
+    }
+
+    #[test]
+    fn reads_data_with_each_encoding_over_the_backdoor() {
+        let gz = crate::ignition::dataurl::gzip_best(CFG.as_bytes());
+        for (data, enc) in [
+            (CFG.to_string(), ""),
+            (b64(CFG.as_bytes()), "base64"),
+            (b64(CFG.as_bytes()), "b64"),
+            (b64(&gz), "gzip+base64"),
+            (b64(&gz), "gz+b64"),
+        ] {
+            let mut h = host(&[
+                ("ignition.config.data", &data),
+                ("ignition.config.data.encoding", enc),
+            ]);
+            let u = fetch_with(&cx(), &mut h).unwrap();
+            assert_eq!(u.bytes, CFG.as_bytes(), "{enc}");
+            // What went over the channel: RPCI info-get commands.
+            assert!(
+                h.0.commands
+                    .contains(&"info-get guestinfo.ignition.config.data".to_string())
+            );
+        }
+        let mut h = host(&[
+            ("ignition.config.data", "x"),
+            ("ignition.config.data.encoding", "rot13"),
+        ]);
+        assert!(
+            fetch_with(&cx(), &mut h)
+                .unwrap_err()
+                .contains("unsupported encoding")
+        );
+    }
+
+    #[test]
+    fn flatcar_fallbacks_ovf_coreos_and_urls() {
+        // The OVF environment when the variable itself is not set.
+        let env = ovfenv(&[
+            ("guestinfo.ignition.config.data", &b64(CFG.as_bytes())),
+            ("guestinfo.ignition.config.data.encoding", "base64"),
+        ]);
+        let mut h = host(&[("ovfenv", &env)]);
+        assert_eq!(fetch_with(&cx(), &mut h).unwrap().bytes, CFG.as_bytes());
+        // Each variable set directly wins over the OVF environment's (the encoding too:
+        // here set, empty).
+        let mut h = host(&[
+            ("ovfenv", &env),
+            ("ignition.config.data", "{}"),
+            ("ignition.config.data.encoding", ""),
+        ]);
+        assert_eq!(fetch_with(&cx(), &mut h).unwrap().bytes, b"{}");
+        // coreos.config.data when ignition.config.data is not there.
+        let mut h = host(&[
+            ("coreos.config.data", &b64(CFG.as_bytes())),
+            ("coreos.config.data.encoding", "base64"),
+        ]);
+        let u = fetch_with(&cx(), &mut h).unwrap();
+        assert_eq!(
+            (u.bytes.as_slice(), u.origin.as_str()),
+            (CFG.as_bytes(), "guestinfo.coreos.config.data")
+        );
+        // Then the URLs (Flatcar's patch), ignition's before coreos's.
+        let url = format!(
+            "data:,{}",
+            crate::ignition::dataurl::percent_encode(CFG.as_bytes())
+        );
+        let mut h = host(&[
+            ("coreos.config.url", "data:,%7B%7D"),
+            ("ignition.config.url", &url),
+        ]);
+        assert_eq!(fetch_with(&cx(), &mut h).unwrap().bytes, CFG.as_bytes());
+        let mut h = host(&[("coreos.config.url", "data:,%7B%7D")]);
+        assert_eq!(fetch_with(&cx(), &mut h).unwrap().bytes, b"{}");
+        // Nothing at all: no config.
+        let mut h = host(&[]);
+        assert!(fetch_with(&cx(), &mut h).unwrap().bytes.is_empty());
+    }
+
+    #[test]
+    fn rmcfg_replaces_the_data_and_prunes_the_ovf_environment() {
+        let env = ovfenv(&[
+            ("guestinfo.ignition.config.data", "secret"),
+            ("guestinfo.hostname", "h"),
+        ]);
+        let mut h = host(&[("ignition.config.data", "secret"), ("ovfenv", &env)]);
+        delete_with(&cx(), &mut h).unwrap();
+        assert_eq!(h.0.vars["ignition.config.data"], DELETED_DATA);
+        assert_eq!(h.0.vars["ignition.config.data.encoding"], DELETED_ENCODING);
+        let pruned = &h.0.vars["ovfenv"];
+        assert!(!pruned.contains("secret") && pruned.contains("guestinfo.hostname"));
+        // What the deleted config reads as now: {} (base64 e30K = "{}\n").
+        assert_eq!(fetch_with(&cx(), &mut h).unwrap().bytes, b"{}\n");
+        // A second rmcfg changes nothing.
+        let before = h.0.commands.len();
+        delete_with(&cx(), &mut h).unwrap();
+        let sets = h.0.commands[before..]
+            .iter()
+            .filter(|c| c.starts_with("info-set"))
+            .count();
+        assert_eq!(sets, 0);
+    }
+}
