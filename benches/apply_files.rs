@@ -3,43 +3,17 @@
 //! in $TMPDIR (default /tmp, on this machine's disk) — run with TMPDIR=/dev/shm to take the
 //! disk out of the figure.
 
-use std::fmt::Write as _;
+#[path = "support/inputs.rs"]
+mod inputs;
+
 use std::process::Command;
 use std::time::Instant;
 
 fn main() {
     let dir = std::env::temp_dir().join(format!("flint-bench-apply-{}", std::process::id()));
     let root = dir.join("root");
-    std::fs::create_dir_all(root.join("etc")).unwrap();
-    std::fs::write(root.join("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n").unwrap();
-    std::fs::write(root.join("etc/group"), "root:x:0:\n").unwrap();
-    let mut files = String::new();
-    for i in 0..10_000 {
-        let body: String = (0..1024)
-            .map(|k| (b'a' + ((i + k) % 26) as u8) as char)
-            .collect();
-        let _ = write!(
-            files,
-            r#"{}{{"path":"/opt/data/d{:03}/f{i:05}.txt","mode":420,"contents":{{"source":"data:,{body}"}}}}"#,
-            if i == 0 { "" } else { "," },
-            i % 1000
-        );
-    }
-    let dirs: Vec<String> = (0..1000)
-        .map(|i| format!(r#"{{"path":"/opt/data/d{i:03}","mode":493}}"#))
-        .collect();
-    let units: Vec<String> = (0..100)
-        .map(|i| {
-            format!(
-                r#"{{"name":"app{i}.service","enabled":true,"contents":"[Service]\nExecStart=/usr/bin/app {i}\n[Install]\nWantedBy=multi-user.target\n"}}"#
-            )
-        })
-        .collect();
-    let config = format!(
-        r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{"files":[{files}],"directories":[{}]}},"systemd":{{"units":[{}]}}}}"#,
-        dirs.join(","),
-        units.join(",")
-    );
+    inputs::empty_root(&root);
+    let config = inputs::apply_config();
     std::fs::write(dir.join("c.ign"), config).unwrap();
     let flint = env!("CARGO_BIN_EXE_flint");
     let run = || {

@@ -4,64 +4,13 @@
 //! <= 3 ms. Also a `trees` config of N local files. Prints wall time (best of 3) and peak RSS
 //! of the release `butane` for each.
 
-use std::fmt::Write as _;
+#[path = "support/inputs.rs"]
+mod inputs;
+
+use inputs::{inline_config, trees_config};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-
-fn inline_config(n: usize) -> String {
-    let mut s = String::from("variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n");
-    for i in 0..n {
-        // ~200 bytes of config-like text, different for every file.
-        let _ = write!(
-            s,
-            "    - path: /etc/app/conf.d/{i:06}.conf\n      mode: 0644\n      contents:\n        inline: |\n          # generated settings for instance {i}\n          listen = 10.{}.{}.{}:{}\n          workers = {}\n          log_level = info\n          cache_dir = /var/cache/app/{i}\n          token = {:016x}\n",
-            i % 250,
-            (i / 250) % 250,
-            i % 7,
-            8000 + i % 1000,
-            1 + i % 16,
-            (i as u64).wrapping_mul(0x9e3779b97f4a7c15),
-        );
-    }
-    s.push_str("  directories:\n");
-    for i in 0..n / 10 {
-        let _ = write!(s, "    - path: /opt/app/dir{i:06}\n      mode: 0755\n");
-    }
-    s.push_str("systemd:\n  units:\n");
-    for i in 0..n / 10 {
-        let _ = write!(
-            s,
-            "    - name: app{i}.service\n      enabled: true\n      contents: |\n        [Unit]\n        Description=App instance {i}\n        [Service]\n        ExecStart=/usr/bin/app --instance {i}\n        [Install]\n        WantedBy=multi-user.target\n"
-        );
-        if i % 5 == 0 {
-            let _ = write!(
-                s,
-                "      dropins:\n        - name: 10-env.conf\n          contents: |\n            [Service]\n            Environment=INSTANCE={i}\n"
-            );
-        }
-    }
-    s
-}
-
-fn trees_config(n: usize, dir: &Path) -> String {
-    let root = dir.join("files/tree");
-    for i in 0..n {
-        let sub = root.join(format!("d{:03}", i / 100));
-        if i % 100 == 0 {
-            std::fs::create_dir_all(&sub).unwrap();
-        }
-        std::fs::write(
-            sub.join(format!("f{i:06}.conf")),
-            format!(
-                "# file {i}\nvalue = {}\n",
-                (i as u64).wrapping_mul(2654435761)
-            ),
-        )
-        .unwrap();
-    }
-    "variant: flatcar\nversion: 1.0.0\nstorage:\n  trees:\n    - local: tree\n      path: /etc/tree\n".into()
-}
 
 /// Runs butane on `input` once; returns (wall seconds, peak RSS in MiB).
 // The child is reaped with wait4, which also reports its peak RSS.

@@ -92,24 +92,33 @@ pub fn percent_encode(data: &[u8]) -> String {
 /// so that output matches the upstream tools wherever the deflate streams agree.
 pub fn gzip_best(data: &[u8]) -> Vec<u8> {
     use flate2::{Compress, Compression, Crc, FlushCompress, Status};
-    // A deflater's set-up cost grows with its window; a window no larger than the input
-    // compresses it the same and costs little to set up, which matters when thousands of
-    // small files are encoded.
+    use std::cell::RefCell;
+    thread_local! {
+        // One deflater per window size, reset between inputs: setting one up allocates and
+        // clears a few hundred KiB, which dominated translating thousands of small files.
+        static DEFLATERS: RefCell<[Option<Compress>; 7]> = const { RefCell::new([const { None }; 7]) };
+    }
+    // A window no larger than the input compresses it the same and is cheaper to reset.
     let bits = (usize::BITS - data.len().max(1).leading_zeros()).clamp(9, 15) as u8;
-    let mut d = Compress::new_with_window_bits(Compression::best(), false, bits);
     let mut out = Vec::with_capacity(data.len() / 2 + 64);
     out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 0xff]);
-    loop {
-        let consumed = d.total_in() as usize;
-        out.reserve(data.len() / 2 + 64);
-        // Compressing into memory has no failure mode but a full buffer, handled by looping
-        // with more room.
-        match d.compress_vec(&data[consumed..], &mut out, FlushCompress::Finish) {
-            Ok(Status::StreamEnd) => break,
-            Ok(_) => continue,
-            Err(e) => unreachable!("in-memory deflate failed: {e}"),
+    DEFLATERS.with_borrow_mut(|cache| {
+        let d = cache[usize::from(bits - 9)].get_or_insert_with(|| {
+            Compress::new_with_window_bits(Compression::best(), false, bits)
+        });
+        d.reset();
+        loop {
+            let consumed = d.total_in() as usize;
+            out.reserve(data.len() / 2 + 64);
+            // Compressing into memory has no failure mode but a full buffer, handled by
+            // looping with more room.
+            match d.compress_vec(&data[consumed..], &mut out, FlushCompress::Finish) {
+                Ok(Status::StreamEnd) => break,
+                Ok(_) => continue,
+                Err(e) => unreachable!("in-memory deflate failed: {e}"),
+            }
         }
-    }
+    });
     let mut crc = Crc::new();
     crc.update(data);
     out.extend_from_slice(&crc.sum().to_le_bytes());
