@@ -197,6 +197,7 @@ fn check_file(path: &Path, err: Option<io::Error>, files_dir: Option<&Path>) -> 
         &bytes,
         crate::spec::Options {
             files_dir: dir.as_deref(),
+            ..Default::default()
         },
     );
     Outcome {

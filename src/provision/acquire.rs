@@ -102,7 +102,13 @@ pub fn parse_any(
         config.ignition.version = ignition::Version::NEWEST.to_string();
         return Ok(config);
     }
-    let outcome = crate::spec::translate(bytes, crate::spec::Options { files_dir });
+    let outcome = crate::spec::translate(
+        bytes,
+        crate::spec::Options {
+            files_dir,
+            ..Default::default()
+        },
+    );
     match (outcome.config, outcome.failure) {
         (Some(mut c), _) => {
             c.ignition.version = ignition::Version::NEWEST.to_string();

@@ -1,59 +1,155 @@
 //! Butane specs: one module per variant and version, each a thin layer over a shared base,
-//! and the translation pipeline from Butane YAML to an Ignition config with diagnostics.
+//! and the translation pipeline from Butane YAML to an Ignition config (or an OpenShift
+//! MachineConfig) with diagnostics.
 //!
 //! Adding a spec version is adding a module with a [`Variant`] and listing it in
 //! [`REGISTRY`].
 
 pub mod base;
+pub mod debug;
+pub mod fcos;
+pub mod fiot;
 pub mod flatcar;
+pub mod fragment;
+pub mod legacy;
+pub mod openshift;
 pub mod pathmap;
+pub mod r4e;
 
 use crate::de::{self, Flavor};
 use crate::diag::{Diagnostic, Severity};
 use crate::ignition::types as ig;
-use crate::ignition::validate::Issue;
+use crate::ignition::validate::{Checker, Issue};
 use crate::ignition::{Version, validate};
-use crate::tree::{Node, Source, Value};
+use crate::tree::{JsonPath, Node, Source, Value};
 use base::BaseVersion;
 use base::local::FilesDir;
+use base::types as bu;
+use pathmap::PathMap;
 use std::path::Path;
 
+/// The distributions Butane has variants for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Flatcar,
+    Fcos,
+    OpenShift,
+    R4e,
+    Fiot,
+}
+
 /// A Butane spec version of a variant.
+#[derive(Debug)]
 pub struct Variant {
     pub name: &'static str,
     pub version: &'static str,
+    pub family: Family,
+    /// The minor version of the spec (fcos 1.x), or of the OpenShift release (4.x).
+    pub minor: u8,
     pub base: BaseVersion,
     /// The Ignition spec version the output has.
     pub ignition: Version,
-    /// Checks the variant adds on the generated config.
-    pub filter: fn(&ig::Config, &mut Vec<Issue>),
 }
 
-pub const REGISTRY: &[Variant] = &[flatcar::v1_0::SPEC, flatcar::v1_1::SPEC];
+impl Variant {
+    /// The fcos spec whose sugar (`boot_device`, `grub`) this version has: fcos's own, or
+    /// the one an OpenShift release builds on.
+    pub fn fcos_level(&self) -> Option<u8> {
+        match self.family {
+            Family::Fcos => Some(self.minor),
+            Family::OpenShift => Some(openshift::fcos_level(self.minor)),
+            _ => None,
+        }
+    }
+
+    /// Whether this spec version has key `key` on Butane struct `ty`.
+    pub fn has_key(&self, ty: &str, key: &str) -> bool {
+        match (ty, key) {
+            ("Config", "boot_device") => self.fcos_level().is_some_and(|l| l >= 3),
+            ("Config", "grub") => self.fcos_level().is_some_and(|l| l >= 5),
+            ("Config", "metadata" | "openshift") => self.family == Family::OpenShift,
+            _ => self.base.has_key(ty, key),
+        }
+    }
+
+    /// `butane-NAME-VERSION`, the schema's name.
+    pub fn schema_name(&self) -> String {
+        format!("butane-{}-{}", self.name, self.version)
+    }
+}
+
+pub const REGISTRY: &[Variant] = &[
+    fcos::v1_0::SPEC,
+    fcos::v1_1::SPEC,
+    fcos::v1_2::SPEC,
+    fcos::v1_3::SPEC,
+    fcos::v1_4::SPEC,
+    fcos::v1_5::SPEC,
+    flatcar::v1_0::SPEC,
+    flatcar::v1_1::SPEC,
+    openshift::v4_8::SPEC,
+    openshift::v4_9::SPEC,
+    openshift::v4_10::SPEC,
+    openshift::v4_11::SPEC,
+    openshift::v4_12::SPEC,
+    openshift::v4_13::SPEC,
+    openshift::v4_14::SPEC,
+    openshift::v4_15::SPEC,
+    openshift::v4_16::SPEC,
+    openshift::v4_17::SPEC,
+    openshift::v4_18::SPEC,
+    r4e::v1_0::SPEC,
+    r4e::v1_1::SPEC,
+    fiot::v1_0::SPEC,
+];
+
+/// The spec version `name` `version`, if there is one.
+pub fn lookup(name: &str, version: &str) -> Option<&'static Variant> {
+    REGISTRY
+        .iter()
+        .find(|s| s.name == name && s.version == version)
+}
 
 /// How to translate.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options<'a> {
     /// The directory `local` references are read from.
     pub files_dir: Option<&'a Path>,
+    /// Ignition output even for variants that wrap it (OpenShift's MachineConfig).
+    pub raw: bool,
+    /// List where each part of the output came from (`Outcome::translations`).
+    pub debug: bool,
 }
 
 /// What translating a document gave.
 pub struct Outcome {
-    /// The config, when translation succeeded.
+    /// The Ignition config, when translation succeeded.
     pub config: Option<ig::Config>,
+    /// The MachineConfig around it, for OpenShift without `raw`.
+    pub machine_config: Option<openshift::MachineConfig>,
+    /// The spec version the document named (when it was found).
+    pub variant: Option<&'static Variant>,
     /// Findings located in the source.
     pub diagnostics: Vec<Diagnostic>,
     /// Why translation failed (printed after "Error translating config: ").
     pub failure: Option<String>,
+    /// Where each part of the output came from (for `--debug`).
+    pub map: PathMap,
+    /// With `Options::debug`, the listing of where each output path came from, made as
+    /// soon as the translation is done (also when checks fail later).
+    pub translations: Option<String>,
 }
 
 impl Outcome {
     fn failed(message: impl Into<String>, diagnostics: Vec<Diagnostic>) -> Self {
         Outcome {
             config: None,
+            machine_config: None,
+            variant: None,
             diagnostics,
             failure: Some(message.into()),
+            map: PathMap::default(),
+            translations: None,
         }
     }
 
@@ -61,6 +157,17 @@ impl Outcome {
         self.diagnostics
             .iter()
             .any(|d| d.severity == Severity::Warning)
+    }
+
+    /// The output as upstream prints it (without the final newline): Ignition JSON, or the
+    /// MachineConfig as YAML.
+    pub fn render(&self, pretty: bool) -> Option<Vec<u8>> {
+        let version = self.variant.map_or(Version::NEWEST, |v| v.ignition);
+        if let Some(mc) = &self.machine_config {
+            return Some(mc.to_yaml(version));
+        }
+        let config = self.config.as_ref()?;
+        Some(legacy::to_json(config, version, pretty))
     }
 }
 
@@ -77,18 +184,27 @@ fn scalar(root: &Node, key: &str) -> String {
     }
 }
 
-/// Translates the Butane document `bytes`.
-pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
+/// A finding made while translating: at a source path, or at an output path that the
+/// final path map locates.
+pub enum Finding {
+    Source(Issue),
+    Output(Issue),
+}
+
+/// Reads the document: YAML, a mapping, with a variant and version we know.
+// The error is the translation's outcome itself, returned once.
+#[allow(clippy::result_large_err)]
+fn read(bytes: &[u8]) -> Result<(Node, &'static Variant), Outcome> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
-            return Outcome::failed(
+            return Err(Outcome::failed(
                 format!(
                     "Error unmarshaling yaml: yaml: invalid UTF-8 at byte {}",
                     e.valid_up_to()
                 ),
                 Vec::new(),
-            );
+            ));
         }
     };
     let src = Source::new(bytes);
@@ -115,7 +231,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
                     e.upstream_line
                 )
             };
-            return Outcome::failed(failure, vec![located]);
+            return Err(Outcome::failed(failure, vec![located]));
         }
     };
     let root = doc.root;
@@ -128,54 +244,83 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
             _ => "!!map".into(),
         };
         let line = src.locate(root.start).line;
-        return Outcome::failed(
+        return Err(Outcome::failed(
             format!(
                 "Error unmarshaling yaml: yaml: unmarshal errors:\n  line {line}: cannot unmarshal {found} into a Butane config (a mapping)"
             ),
             Vec::new(),
-        );
+        ));
     }
 
     let variant = scalar(&root, "variant");
     if variant.is_empty() {
-        return Outcome::failed("error parsing variant; must be specified", Vec::new());
+        return Err(Outcome::failed(
+            "error parsing variant; must be specified",
+            Vec::new(),
+        ));
     }
     let version = scalar(&root, "version");
     if !crate::ignition::version::is_semver(&version) {
-        return Outcome::failed("error parsing version; must be a valid semver", Vec::new());
+        return Err(Outcome::failed(
+            "error parsing version; must be a valid semver",
+            Vec::new(),
+        ));
     }
-    let Some(spec) = REGISTRY
-        .iter()
-        .find(|s| s.name == variant && s.version == version)
-    else {
-        return Outcome::failed(
+    if variant == "rhcos" && version == "0.1.0" {
+        return Err(Outcome::failed(
+            "rhcos variant has been removed; use openshift variant instead: https://coreos.github.io/butane/upgrading-openshift/",
+            Vec::new(),
+        ));
+    }
+    match lookup(&variant, &version) {
+        Some(spec) => Ok((root, spec)),
+        None => Err(Outcome::failed(
             format!("No translator exists for variant {variant} with version {version}"),
             Vec::new(),
-        );
-    };
+        )),
+    }
+}
 
-    let gate = |ty: &'static str, key: &str| spec.base.has_key(ty, key);
-    let (config, unused) = match de::from_tree::<base::types::Config>(&root, &gate, Flavor::Yaml) {
+/// Translates the Butane document `bytes`.
+pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
+    let (root, spec) = match read(bytes) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let src = Source::new(bytes);
+    let mut outcome = Outcome {
+        variant: Some(spec),
+        ..Outcome::failed("", Vec::new())
+    };
+    outcome.failure = None;
+
+    let gate = |ty: &'static str, key: &str| spec.has_key(ty, key);
+    let (config, unused) = match de::from_tree::<bu::Config>(&root, &gate, Flavor::Yaml) {
         Ok(v) => v,
         Err(e) => {
             let pos = e.offset.map(|o| src.locate_chars(o));
             let line = pos.map_or(0, |p| p.line);
             let msg = e.message;
             let located = Diagnostic::error(e.path, pos, msg.clone());
-            return Outcome::failed(
-                format!("yaml: unmarshal errors:\n  line {line}: {msg}"),
-                vec![located],
-            );
+            outcome.diagnostics.push(located);
+            outcome.failure = Some(format!("yaml: unmarshal errors:\n  line {line}: {msg}"));
+            return outcome;
         }
     };
 
-    let locate = |issues: Vec<Issue>, map: Option<&pathmap::PathMap>| -> Vec<Diagnostic> {
-        issues
+    let locate = |findings: Vec<Finding>, map: &PathMap| -> Vec<Diagnostic> {
+        findings
             .into_iter()
-            .map(|i| {
-                let path = match map {
-                    Some(m) => m.source_of(&i.path),
-                    None => i.path,
+            .map(|f| {
+                let (i, path) = match f {
+                    Finding::Source(i) => {
+                        let p = i.path.clone();
+                        (i, p)
+                    }
+                    Finding::Output(i) => {
+                        let p = map.source_of(&i.path);
+                        (i, p)
+                    }
                 };
                 let pos = src.locate_chars(root.deepest(&path).start);
                 Diagnostic {
@@ -188,8 +333,13 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
             })
             .collect()
     };
+    let any_error = |f: &[Finding]| {
+        f.iter().any(|f| match f {
+            Finding::Source(i) | Finding::Output(i) => i.severity == Severity::Error,
+        })
+    };
 
-    let mut diagnostics: Vec<Diagnostic> = unused
+    outcome.diagnostics = unused
         .into_iter()
         .map(|u| {
             let pos = src.locate_chars(u.offset);
@@ -197,31 +347,124 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         })
         .collect();
 
+    // The source's own rules.
+    let mut checker = Checker {
+        version: spec.ignition,
+        issues: Vec::new(),
+    };
+    check_source(&mut checker, &config, spec);
+    let source_findings: Vec<Finding> = checker.issues.into_iter().map(Finding::Source).collect();
+    let invalid = any_error(&source_findings);
+    outcome
+        .diagnostics
+        .extend(locate(source_findings, &PathMap::default()));
+    if invalid {
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
+    }
+
+    // The translation, the variant's sugar and its checks of the result.
     let files = FilesDir {
         dir: opts.files_dir,
     };
-    let t = base::translate(&config, spec.ignition, files);
-    diagnostics.extend(locate(t.issues, None));
-    if t.source_invalid {
-        return Outcome::failed("source config is invalid", diagnostics);
+    let set = base::Settings {
+        files,
+        base: spec.base,
+        out_version: spec.ignition,
+        allow_gzip: !(spec.family == Family::OpenShift && spec.minor <= 9),
+    };
+    let t = base::translate(&config, set);
+    let mut findings: Vec<Finding> = t.issues.into_iter().map(Finding::Source).collect();
+    let mut cfg = t.config;
+    let mut map = t.map;
+    if t.failed {
+        outcome.diagnostics.extend(locate(findings, &map));
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
     }
-    let mut filtered = Vec::new();
-    (spec.filter)(&t.config, &mut filtered);
-    let filter_failed = !filtered.is_empty();
-    diagnostics.extend(locate(filtered, Some(&t.map)));
-    if filter_failed {
-        return Outcome::failed("source config is invalid", diagnostics);
+    fragment::resolve(&mut cfg, &mut map, &config, spec, files, &mut findings);
+    let mut machine_config = None;
+    match spec.family {
+        Family::Fcos => fcos::translate(&config, spec, set, &mut cfg, &mut map, &mut findings),
+        Family::OpenShift => {
+            fcos::translate(&config, spec, set, &mut cfg, &mut map, &mut findings);
+            machine_config = Some(openshift::translate(
+                &config,
+                spec,
+                opts.raw,
+                &mut cfg,
+                &mut map,
+                &mut findings,
+            ));
+        }
+        _ => {}
+    }
+    let invalid = any_error(&findings);
+    outcome.diagnostics.extend(locate(findings, &map));
+    if invalid {
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
+    }
+    if opts.debug {
+        let json = legacy::to_json(&cfg, spec.ignition, false);
+        outcome.translations = Some(debug::translations(&json, &map, &root));
     }
 
-    let issues = validate::validate(&t.config, spec.ignition);
-    let invalid = issues.iter().any(|i| i.severity == Severity::Error);
-    diagnostics.extend(locate(issues, Some(&t.map)));
+    // Fields the variant does not allow.
+    let mut filtered = Vec::new();
+    match spec.family {
+        Family::Flatcar => flatcar::filter(spec, &cfg, &mut filtered),
+        Family::R4e | Family::Fiot => r4e::filter(&cfg, &mut filtered),
+        Family::OpenShift => openshift::filter(spec, opts.raw, &cfg, &mut filtered),
+        Family::Fcos => {}
+    }
+    let filtered: Vec<Finding> = filtered.into_iter().map(Finding::Output).collect();
+    let invalid = any_error(&filtered);
+    outcome.diagnostics.extend(locate(filtered, &map));
     if invalid {
-        return Outcome::failed("config generated was invalid", diagnostics);
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
     }
-    Outcome {
-        config: Some(t.config),
-        diagnostics,
-        failure: None,
+
+    // The generated config, by the rules of its Ignition version.
+    let issues = validate::validate(&legacy::as_validated(&cfg, spec.ignition), spec.ignition);
+    let issues = flatcar::allow_oem(spec, issues, &cfg);
+    let invalid = issues.iter().any(|i| i.severity == Severity::Error);
+    outcome.diagnostics.extend(locate(
+        issues.into_iter().map(Finding::Output).collect(),
+        &map,
+    ));
+    if invalid {
+        outcome.failure = Some("config generated was invalid".into());
+        return outcome;
     }
+    if let (Some(mc), false) = (machine_config.as_mut(), opts.raw) {
+        mc.spec.config = cfg.clone();
+        outcome.machine_config = machine_config;
+    }
+    outcome.config = Some(cfg);
+    outcome.map = map;
+    outcome
+}
+
+/// The source rules in upstream's order: the variant's rules on the whole config, the
+/// base's fields, then the variant's own sections.
+fn check_source(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
+    match spec.family {
+        Family::Fcos => fcos::check_config(c, cfg, spec),
+        Family::OpenShift => openshift::check_config(c, cfg, spec),
+        _ => {}
+    }
+    base::validate::check(c, cfg, spec.base);
+    if spec.fcos_level().is_some() {
+        fcos::check_sections(c, cfg, spec);
+    }
+    if spec.family == Family::OpenShift {
+        openshift::check_sections(c, cfg);
+    }
+}
+
+/// A JSON path from its keys.
+pub(crate) fn jpath(parts: &[&str]) -> JsonPath {
+    parts.iter().fold(JsonPath::root(), |p, k| p.key(k))
 }

@@ -37,6 +37,50 @@ impl PathMap {
         self.rules.push((ignition, source));
     }
 
+    /// Renumbers the entries of output list `list` after a merge moved them: `moves` holds
+    /// (old index, new index) for every entry that stayed. Rules below the list follow
+    /// their entry, and an entry that moved keeps the source it had.
+    pub fn reindex(&mut self, list: &JsonPath, moves: &[(usize, usize)]) {
+        let depth = list.segs().len();
+        let sources: Vec<(usize, JsonPath)> = moves
+            .iter()
+            .filter(|(old, new)| old != new)
+            .map(|&(old, new)| (new, self.source_of(&list.index(old))))
+            .collect();
+        let new_of = |old: usize| moves.iter().find(|(o, _)| *o == old).map(|(_, n)| *n);
+        let mut rules = Vec::with_capacity(self.rules.len() + sources.len());
+        for (from, to) in self.rules.drain(..) {
+            let segs = from.segs();
+            if segs.len() > depth
+                && segs.starts_with(list.segs())
+                && let Seg::Index(old) = segs[depth]
+            {
+                // A rule of an entry that is gone goes with it.
+                if let Some(new) = new_of(old) {
+                    let mut moved = list.index(new);
+                    for s in &segs[depth + 1..] {
+                        moved.push(s.clone());
+                    }
+                    rules.push((moved, to));
+                }
+                continue;
+            }
+            rules.push((from, to));
+        }
+        self.rules = rules;
+        for (new, source) in sources {
+            let at = list.index(new);
+            if !self.rules.iter().any(|(f, _)| *f == at) {
+                self.rules.push((at, source));
+            }
+        }
+    }
+
+    /// The recorded rules, in the order they were added.
+    pub fn rules(&self) -> &[(JsonPath, JsonPath)] {
+        &self.rules
+    }
+
     /// The source path of output path `p`: the longest recorded prefix is rewritten, the rest
     /// of the path is spelled the Butane way.
     pub fn source_of(&self, p: &JsonPath) -> JsonPath {

@@ -50,6 +50,7 @@ pub fn parse(text: &str) -> Result<Document, SyntaxError> {
         nodes: 0,
         root: None,
         merge_keys: Vec::new(),
+        last_end: 0,
     };
     let mut parser = Parser::new_from_str(text);
     while let Some(next) = parser.next_event() {
@@ -150,6 +151,31 @@ struct Builder<'a> {
     nodes: usize,
     root: Option<Node>,
     merge_keys: Vec<u32>,
+    /// Where the previous event ended (a block scalar's indicator comes after it).
+    last_end: u32,
+}
+
+/// go-yaml places a block scalar at its `|` or `>` indicator, which the parser's span
+/// leaves out: the indicator is the first one between the previous event and the content
+/// (outside comments).
+fn block_indicator(text: &str, from: u32, content: u32) -> Option<u32> {
+    let b = text.as_bytes();
+    let mut i = from as usize;
+    let mut prev_blank = true;
+    while i < content as usize && i < b.len() {
+        match b[i] {
+            b'|' | b'>' => return Some(i as u32),
+            b'#' if prev_blank => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            c => prev_blank = matches!(c, b' ' | b'\t' | b'\n' | b'\r'),
+        }
+        i += 1;
+    }
+    None
 }
 
 fn count(n: &Node) -> usize {
@@ -184,6 +210,12 @@ impl Builder<'_> {
 
     /// Handles one event; returns true once the first document is complete.
     fn event(&mut self, ev: Event<'_>, span: Span) -> Result<bool, SyntaxError> {
+        let done = self.handle(ev, span);
+        self.last_end = self.offsets.byte(span.end.index());
+        done
+    }
+
+    fn handle(&mut self, ev: Event<'_>, span: Span) -> Result<bool, SyntaxError> {
         let start = self.offsets.byte(span.start.index());
         let end = self.offsets.byte(span.end.index());
         match ev {
@@ -191,6 +223,14 @@ impl Builder<'_> {
             Event::StreamEnd => return Ok(true),
             Event::Scalar(text, style, anchor, tag) => {
                 self.grow(1, &span)?;
+                let mut start = start;
+                if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    && anchor == 0
+                    && tag.is_none()
+                    && let Some(at) = block_indicator(self.offsets.text, self.last_end, start)
+                {
+                    start = at;
+                }
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 let value = scalar_value(text.into_owned(), style, tag.as_deref());
                 let node = Node { value, start, end };

@@ -9,7 +9,7 @@ mod ignition;
 mod node;
 mod passwd;
 pub mod paths;
-mod resource;
+pub mod resource;
 mod storage;
 mod systemd;
 pub mod unit;
