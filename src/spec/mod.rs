@@ -13,6 +13,7 @@ pub mod flatcar;
 pub mod fragment;
 pub mod legacy;
 pub mod openshift;
+mod order;
 pub mod pathmap;
 pub mod r4e;
 
@@ -339,6 +340,9 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         })
     };
 
+    // Reported in the order upstream's walk over the config reaches them.
+    let mut unused = unused;
+    unused.sort_by_cached_key(|u| order::walk_position(&u.path));
     outcome.diagnostics = unused
         .into_iter()
         .map(|u| {

@@ -108,7 +108,7 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
     for (fs_index, mut unit) in generated {
         let k = out.len();
         let origin = fs_src.index(fs_index).key("with_mount_unit");
-        t.map.add(units_out.index(k), origin.clone());
+        t.map.add_exact(units_out.index(k), origin.clone());
         if let Some(j) = user_units.iter().position(|u| u.name == unit.name) {
             taken[j] = true;
             let user = &user_units[j];
@@ -117,7 +117,11 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
                 unit.contents = user.contents.clone();
             } else {
                 t.map
-                    .add(units_out.index(k).key("contents"), origin.clone());
+                    .add_exact(units_out.index(k).key("contents"), origin.clone());
+            }
+            if user.enabled.is_none() {
+                t.map
+                    .add_exact(units_out.index(k).key("enabled"), origin.clone());
             }
             unit.enabled = user.enabled.or(unit.enabled);
             unit.mask = user.mask.or(unit.mask);

@@ -88,7 +88,8 @@ fn add_file(
         ..Default::default()
     });
     t.map.add(files_out.index(k), at.clone());
-    t.map.add(files_out.index(k).key("path"), at.key("name"));
+    t.map
+        .add_exact(files_out.index(k).key("path"), at.key("name"));
     let mut data = Vec::new();
     let mut from = at.clone();
     if let Some(l) = local.as_deref().filter(|l| !l.is_empty()) {
@@ -110,7 +111,15 @@ fn add_file(
     file.contents.source = Some(url);
     file.contents.compression = compression;
     file.mode = Some(0o644);
-    t.map.add(files_out.index(k).key("contents"), from);
+    t.map.add_exact(
+        files_out.index(k).key("contents").key("source"),
+        from.clone(),
+    );
+    t.map.add_exact(files_out.index(k).key("contents"), from);
+    t.map.add_exact(
+        files_out.index(k).key("contents").key("compression"),
+        at.clone(),
+    );
 }
 
 pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Config) {
@@ -130,8 +139,12 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                         target: Some(template),
                         ..Default::default()
                     });
-                    t.map.add(links_out.index(k), at.clone());
-                    t.map.add(links_out.index(k).key("path"), at.key("name"));
+                    if k == 0 {
+                        t.map.add_exact(links_out.clone(), at.clone());
+                    }
+                    t.map.add_exact(links_out.index(k), at.clone());
+                    t.map
+                        .add_exact(links_out.index(k).key("path"), at.key("name"));
                 }
             }
             None => add_file(t, cfg, &q.contents, &q.contents_local, dest.clone(), &at),

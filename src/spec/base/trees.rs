@@ -197,7 +197,10 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                         mode: Some(tree.dir_mode.unwrap_or(0o755)),
                         ..Default::default()
                     });
-                    t.map.add(dirs_out.index(k), at.clone());
+                    if k == 0 {
+                        t.map.add_exact(dirs_out.clone(), at.clone());
+                    }
+                    t.map.add_exact(dirs_out.index(k), at.clone());
                     dirs.insert(path);
                 }
                 Found::File {
@@ -226,7 +229,8 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                                 t.error(at.clone(), EXISTS);
                                 continue;
                             }
-                            t.map.add(files_out.index(k).key("contents"), at.clone());
+                            t.map
+                                .add_exact(files_out.index(k).key("contents"), at.clone());
                             k
                         }
                         None => {
@@ -238,7 +242,10 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                                 ..Default::default()
                             });
                             file_index.insert(path, k);
-                            t.map.add(files_out.index(k), at.clone());
+                            if k == 0 {
+                                t.map.add_exact(files_out.clone(), at.clone());
+                            }
+                            t.map.add_exact(files_out.index(k), at.clone());
                             k
                         }
                     };
@@ -247,6 +254,7 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                     file.contents.source = Some(url);
                     file.contents.compression = compression;
                     if file.mode.is_none() {
+                        t.map.add_exact(files_out.index(k).key("mode"), at.clone());
                         let default = if executable { 0o755 } else { 0o644 };
                         file.mode = Some(tree.file_mode.unwrap_or(default));
                     }
@@ -266,7 +274,8 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                                 t.error(at.clone(), EXISTS);
                                 continue;
                             }
-                            t.map.add(links_out.index(k).key("target"), at.clone());
+                            t.map
+                                .add_exact(links_out.index(k).key("target"), at.clone());
                             k
                         }
                         None => {
@@ -278,7 +287,10 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                                 ..Default::default()
                             });
                             link_index.insert(path, k);
-                            t.map.add(links_out.index(k), at.clone());
+                            if k == 0 {
+                                t.map.add_exact(links_out.clone(), at.clone());
+                            }
+                            t.map.add_exact(links_out.index(k), at.clone());
                             k
                         }
                     };

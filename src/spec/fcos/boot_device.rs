@@ -153,6 +153,7 @@ pub fn apply(
         origins.push((
             st.key("filesystems").index(r.storage.filesystems.len()),
             from,
+            true,
         ));
         r.storage.filesystems.push(fs);
     };
@@ -180,7 +181,11 @@ pub fn apply(
                 reserved()
             };
             let from = src.key("mirror").key("devices").index(i);
-            origins.push((st.key("disks").index(r.storage.disks.len()), from.clone()));
+            origins.push((
+                st.key("disks").index(r.storage.disks.len()),
+                from.clone(),
+                true,
+            ));
             r.storage.disks.push(ig::Disk {
                 device: device.clone(),
                 partitions: vec![
@@ -225,7 +230,7 @@ pub fn apply(
             },
         ];
         for k in 0..2 {
-            origins.push((st.key("raid").index(k), src.key("mirror")));
+            origins.push((st.key("raid").index(k), src.key("mirror"), true));
         }
         let boot = ig::Filesystem {
             device: "/dev/md/md-boot".into(),
@@ -265,12 +270,10 @@ pub fn apply(
             wipe_volume: Some(true),
             ..Default::default()
         }];
-        origins.push((st.key("luks").index(0), src.key("luks")));
-        origins.push((st.key("luks").index(0).key("clevis"), src.key("luks")));
-        origins.push((
-            st.key("luks").index(0).key("discard"),
-            src.key("luks").key("discard"),
-        ));
+        let luks = st.key("luks").index(0);
+        origins.push((luks.clone(), src.key("luks"), true));
+        origins.push((luks.key("clevis"), src.key("luks"), false));
+        origins.push((luks.key("discard"), src.key("luks").key("discard"), true));
     }
 
     let root = ig::Filesystem {

@@ -67,8 +67,8 @@ pub fn apply(g: &bu::Grub, set: Settings<'_>, cfg: &mut ig::Config, map: &mut Pa
     let from = jpath(&["grub", "users"]);
     let st = jpath(&["storage"]);
     let origins: Origins = vec![
-        (st.key("filesystems").index(0), from.clone()),
-        (st.key("files").index(0), from),
+        (st.key("filesystems").index(0), from.clone(), true),
+        (st.key("files").index(0), from, true),
     ];
     sugar::merge(r, &origins, cfg, map);
 }

@@ -8,8 +8,9 @@ use crate::spec::jpath;
 use crate::spec::pathmap::PathMap;
 use crate::tree::JsonPath;
 
-/// Where each generated entry came from: (path in the generated config, source path).
-pub type Origins = Vec<(JsonPath, JsonPath)>;
+/// Where each generated entry came from: (path in the generated config, source path,
+/// whether everything below comes from that source itself rather than from below it).
+pub type Origins = Vec<(JsonPath, JsonPath, bool)>;
 
 type KeyedList<'a> = (&'a str, Vec<String>, Vec<String>, Vec<String>);
 
@@ -67,13 +68,17 @@ fn follow(
     for (k, (p, c)) in places.iter().enumerate() {
         let (Some(p), None) = (p, c) else { continue };
         let generated = list.index(*p);
-        for (from, to) in origins {
+        for (from, to, exact) in origins {
             if from.segs().starts_with(generated.segs()) {
                 let mut at = list.index(k);
                 for s in &from.segs()[depth + 1..] {
                     at.push(s.clone());
                 }
-                map.add(at, to.clone());
+                if *exact {
+                    map.add_exact(at, to.clone());
+                } else {
+                    map.add(at, to.clone());
+                }
             }
         }
     }
@@ -151,13 +156,13 @@ pub fn merge(rendered: ig::Config, origins: &Origins, cfg: &mut ig::Config, map:
             let generated_disk = st.key("disks").index(*p).key("partitions");
             let shifted: Origins = origins
                 .iter()
-                .filter(|(from, _)| from.segs().starts_with(generated_disk.segs()))
-                .map(|(from, to)| {
+                .filter(|(from, _, _)| from.segs().starts_with(generated_disk.segs()))
+                .map(|(from, to, exact)| {
                     let mut at = st.key("disks").index(k).key("partitions");
                     for s in &from.segs()[generated_disk.segs().len()..] {
                         at.push(s.clone());
                     }
-                    (at, to.clone())
+                    (at, to.clone(), *exact)
                 })
                 .collect();
             follow(

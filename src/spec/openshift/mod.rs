@@ -159,12 +159,24 @@ pub fn check_sections(c: &mut Checker, cfg: &bu::Config) {
     }
 }
 
-fn error(path: JsonPath, message: &str) -> Finding {
-    Finding::Output(Issue {
+/// A refusal at output path `path`. In raw mode upstream has already left the
+/// MachineConfig's path map behind: the finding keeps the MachineConfig's path, spelled the
+/// Butane way, which rarely exists in the source (so it lands at the document's start).
+fn error(raw: bool, path: JsonPath, message: &str) -> Finding {
+    let issue = |path| Issue {
         severity: Severity::Error,
         path,
         message: message.into(),
-    })
+    };
+    if raw {
+        let mut full = jpath(&["spec", "config"]);
+        for s in crate::spec::pathmap::snake_path(&path).segs() {
+            full.push(s.clone());
+        }
+        Finding::Source(issue(full))
+    } else {
+        Finding::Output(issue(path))
+    }
 }
 
 /// Wraps the translated config (with the fcos sugar applied) in a MachineConfig, applies
@@ -202,6 +214,7 @@ pub fn translate(
     for (i, fs) in cfg.storage.filesystems.iter().enumerate() {
         if fs.format.as_deref() == Some("btrfs") {
             findings.push(error(
+                raw,
                 jpath(&["storage", "filesystems"]).index(i).key("format"),
                 "btrfs is not supported in this spec version",
             ));
@@ -211,6 +224,7 @@ pub fn translate(
         for (i, fs) in cfg.storage.filesystems.iter().enumerate() {
             if fs.format.as_deref() == Some("none") {
                 findings.push(error(
+                    raw,
                     jpath(&["storage", "filesystems"]).index(i).key("format"),
                     "format \"none\" is not supported in this spec version",
                 ));
@@ -223,6 +237,7 @@ pub fn translate(
             && !u.scheme.eq_ignore_ascii_case("data")
         {
             findings.push(error(
+                raw,
                 files.index(i).key("contents").key("source"),
                 "file contents source must be data URL in this spec version",
             ));
@@ -232,6 +247,7 @@ pub fn translate(
             && mode & !0o777 != 0
         {
             findings.push(error(
+                raw,
                 files.index(i).key("mode"),
                 "special mode bits are not supported in this spec version",
             ));
@@ -240,6 +256,7 @@ pub fn translate(
     for (i, u) in cfg.passwd.users.iter().enumerate() {
         if u.name != "core" {
             findings.push(error(
+                raw,
                 jpath(&["passwd", "users"]).index(i).key("name"),
                 "users other than \"core\" are not supported in this spec version",
             ));
