@@ -186,10 +186,64 @@ fn scalar(root: &Node, key: &str) -> String {
 }
 
 /// A finding made while translating: at a source path, or at an output path that the
-/// final path map locates.
+/// final path map locates, or at an output path upstream reports as it is (its own
+/// fallback: the path spelled the Butane way, wherever that lands in the source).
 pub enum Finding {
     Source(Issue),
     Output(Issue),
+    Unmapped(Issue),
+}
+
+impl Finding {
+    fn issue(&self) -> &Issue {
+        match self {
+            Finding::Source(i) | Finding::Output(i) | Finding::Unmapped(i) => i,
+        }
+    }
+}
+
+/// Whether upstream's path map knows output path `path`: it knows the paths translation
+/// produced (those with a value in the output), but after it merged the config under
+/// generated parts (mount units, boot device, GRUB) only the paths of values that are not
+/// zero: empty strings and numbers of the fields that are no pointers are forgotten, and so
+/// are entries with nothing else in them.
+fn known(json: &serde_json::Value, path: &JsonPath, merged: bool) -> bool {
+    use crate::tree::Seg;
+    let mut v = json;
+    let mut key = "";
+    for s in path.segs() {
+        let next = match s {
+            Seg::Key(k) => {
+                key = k;
+                v.get(k.as_str())
+            }
+            Seg::Index(i) => {
+                key = "";
+                v.get(*i)
+            }
+        };
+        match next {
+            Some(n) => v = n,
+            None => return false,
+        }
+    }
+    !merged || !forgotten(v, key)
+}
+
+/// Whether a merge drops every path of value `v` (at key `key`, "" for list entries).
+fn forgotten(v: &serde_json::Value, key: &str) -> bool {
+    use serde_json::Value as J;
+    // The fields that are plain strings and numbers in the Go structs.
+    const PLAIN: &[&str] = &[
+        "name", "path", "device", "url", "version", "target", "level",
+    ];
+    match v {
+        J::String(s) => s.is_empty() && (key.is_empty() || PLAIN.contains(&key)),
+        J::Number(n) => key == "number" && n.as_i64() == Some(0),
+        J::Array(a) => a.iter().all(|x| forgotten(x, "")),
+        J::Object(m) => m.iter().all(|(k, x)| forgotten(x, k)),
+        _ => false,
+    }
 }
 
 /// Reads the document: YAML, a mapping, with a variant and version we know.
@@ -309,36 +363,59 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         }
     };
 
-    let locate = |findings: Vec<Finding>, map: &PathMap| -> Vec<Diagnostic> {
+    // Where findings at output paths point. OpenShift's MachineConfig puts the Ignition
+    // config under `spec.config`, which upstream's fallback keeps (outside `--raw`).
+    let wrapped = spec.family == Family::OpenShift && !opts.raw;
+    let level = spec.fcos_level().unwrap_or(0);
+    let bd = &config.boot_device;
+    let merged = (spec.base >= BaseVersion::V0_2 && !config.storage.filesystems.is_empty())
+        || (level >= 3
+            && (!bd.mirror.devices.is_empty()
+                || !bd.luks.tang.is_empty()
+                || bd.luks.tpm2 == Some(true)
+                || (level >= 6 && bd.luks.cex.enabled == Some(true))))
+        || (level >= 5 && !config.grub.users.is_empty());
+    let locate = |findings: Vec<Finding>, map: &PathMap, cfg: Option<&ig::Config>| {
+        let json = std::cell::OnceCell::new();
+        let output = |cfg: &ig::Config| {
+            serde_json::from_slice::<serde_json::Value>(&legacy::to_json(cfg, spec.ignition, false))
+                .unwrap_or_default()
+        };
         findings
             .into_iter()
             .map(|f| {
-                let (i, path) = match f {
-                    Finding::Source(i) => {
-                        let p = i.path.clone();
-                        (i, p)
-                    }
+                let path = match &f {
+                    Finding::Source(i) => i.path.clone(),
+                    Finding::Unmapped(i) => pathmap::snake_path(&i.path),
                     Finding::Output(i) => {
-                        let p = map.source_of(&i.path);
-                        (i, p)
+                        let known = cfg
+                            .is_none_or(|c| known(json.get_or_init(|| output(c)), &i.path, merged));
+                        if known {
+                            map.source_of(&i.path)
+                        } else if wrapped {
+                            let mut p = jpath(&["spec", "config"]);
+                            for s in pathmap::snake_path(&i.path).segs() {
+                                p.push(s.clone());
+                            }
+                            p
+                        } else {
+                            pathmap::snake_path(&i.path)
+                        }
                     }
                 };
+                let i = f.issue();
                 let pos = src.locate_chars(root.deepest(&path).start);
                 Diagnostic {
                     severity: i.severity,
                     path: Some(path),
                     pos: Some(pos),
-                    message: i.message,
+                    message: i.message.clone(),
                     fatal: false,
                 }
             })
-            .collect()
+            .collect::<Vec<Diagnostic>>()
     };
-    let any_error = |f: &[Finding]| {
-        f.iter().any(|f| match f {
-            Finding::Source(i) | Finding::Output(i) => i.severity == Severity::Error,
-        })
-    };
+    let any_error = |f: &[Finding]| f.iter().any(|f| f.issue().severity == Severity::Error);
 
     // Reported in the order upstream's walk over the config reaches them.
     let mut unused = unused;
@@ -361,7 +438,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     let invalid = any_error(&source_findings);
     outcome
         .diagnostics
-        .extend(locate(source_findings, &PathMap::default()));
+        .extend(locate(source_findings, &PathMap::default(), None));
     if invalid {
         outcome.failure = Some("source config is invalid".into());
         return outcome;
@@ -382,7 +459,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     let mut cfg = t.config;
     let mut map = t.map;
     if t.failed {
-        outcome.diagnostics.extend(locate(findings, &map));
+        outcome.diagnostics.extend(locate(findings, &map, None));
         outcome.failure = Some("source config is invalid".into());
         return outcome;
     }
@@ -391,7 +468,17 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     match spec.family {
         Family::Fcos => fcos::translate(&config, spec, set, &mut cfg, &mut map, &mut findings),
         Family::OpenShift => {
+            let before = findings.len();
             fcos::translate(&config, spec, set, &mut cfg, &mut map, &mut findings);
+            if wrapped {
+                // Upstream wraps the config after the fcos sugar reported these, without
+                // moving their paths under `spec.config`: its map does not find them.
+                for f in &mut findings[before..] {
+                    if let Finding::Output(i) = f {
+                        *f = Finding::Unmapped(i.clone());
+                    }
+                }
+            }
             machine_config = Some(openshift::translate(
                 &config,
                 spec,
@@ -404,7 +491,9 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         _ => {}
     }
     let invalid = any_error(&findings);
-    outcome.diagnostics.extend(locate(findings, &map));
+    outcome
+        .diagnostics
+        .extend(locate(findings, &map, Some(&cfg)));
     if invalid {
         outcome.failure = Some("source config is invalid".into());
         return outcome;
@@ -424,7 +513,9 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     }
     let filtered: Vec<Finding> = filtered.into_iter().map(Finding::Output).collect();
     let invalid = any_error(&filtered);
-    outcome.diagnostics.extend(locate(filtered, &map));
+    outcome
+        .diagnostics
+        .extend(locate(filtered, &map, Some(&cfg)));
     if invalid {
         outcome.failure = Some("source config is invalid".into());
         return outcome;
@@ -432,11 +523,14 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
 
     // The generated config, by the rules of its Ignition version.
     let issues = validate::validate(&legacy::as_validated(&cfg, spec.ignition), spec.ignition);
-    let issues = flatcar::allow_oem(spec, issues, &cfg);
+    let mut issues = flatcar::allow_oem(spec, issues, &cfg);
+    // Butane checks for duplicates before everything else.
+    issues.sort_by_key(|i| i.message != validate::DUPLICATE);
     let invalid = issues.iter().any(|i| i.severity == Severity::Error);
     outcome.diagnostics.extend(locate(
         issues.into_iter().map(Finding::Output).collect(),
         &map,
+        Some(&cfg),
     ));
     if invalid {
         outcome.failure = Some("config generated was invalid".into());

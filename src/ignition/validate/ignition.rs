@@ -12,13 +12,18 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
     let v3_0 = c.version == Version::V3_0;
     for (i, r) in ig.config.merge.iter().enumerate() {
         if v3_0 {
-            resource::check(c, r, &merge.index(i));
+            resource::check_resource(c, r, &merge.index(i), false);
         } else {
             resource::check_required(c, r, &merge.index(i));
         }
     }
     resource::unique_sources(c, &ig.config.merge, &merge);
-    resource::check(c, &ig.config.replace, &path.key("config").key("replace"));
+    resource::check_resource(
+        c,
+        &ig.config.replace,
+        &path.key("config").key("replace"),
+        !v3_0,
+    );
 
     let cas = path
         .key("security")
@@ -32,7 +37,7 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
             {
                 c.error(cas.index(i).key("source"), e);
             }
-            resource::check(c, r, &cas.index(i));
+            resource::check_resource(c, r, &cas.index(i), false);
         } else {
             resource::check_required(c, r, &cas.index(i));
         }

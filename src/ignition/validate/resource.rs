@@ -224,6 +224,12 @@ fn has_source(r: &Resource) -> bool {
 
 /// The checks every resource gets, wherever it stands.
 pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
+    check_resource(c, r, path, true);
+}
+
+/// The resource checks; spec 3.0's config and CA references did not require a source for a
+/// hash (`hash_needs_source` false).
+pub fn check_resource(c: &mut Checker, r: &Resource, path: &JsonPath, hash_needs_source: bool) {
     if let Some(comp) = &r.compression
         && !matches!(comp.as_str(), "" | "gzip")
     {
@@ -239,7 +245,7 @@ pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
     }
     if let Some(hash) = &r.verification.hash {
         let at = path.key("verification").key("hash");
-        if r.source.is_none() {
+        if r.source.is_none() && hash_needs_source {
             c.error(
                 at.clone(),
                 "source must be specified if verification is specified",
