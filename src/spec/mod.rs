@@ -249,7 +249,7 @@ fn forgotten(v: &serde_json::Value, key: &str) -> bool {
 /// Reads the document: YAML, a mapping, with a variant and version we know.
 // The error is the translation's outcome itself, returned once.
 #[allow(clippy::result_large_err)]
-fn read(bytes: &[u8]) -> Result<(Node, &'static Variant), Outcome> {
+fn read(bytes: &[u8]) -> Result<(Node, Vec<JsonPath>, &'static Variant), Outcome> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -281,15 +281,16 @@ fn read(bytes: &[u8]) -> Result<(Node, &'static Variant), Outcome> {
                     .message
                     .trim_start_matches("while parsing a block collection, ");
                 let msg = msg.trim_start_matches("while parsing a block mapping, ");
-                format!(
-                    "Error unmarshaling yaml: yaml: line {}: {msg}",
-                    e.upstream_line
-                )
+                match e.upstream_line {
+                    0 => format!("Error unmarshaling yaml: yaml: {msg}"),
+                    n => format!("Error unmarshaling yaml: yaml: line {n}: {msg}"),
+                }
             };
             return Err(Outcome::failed(failure, vec![located]));
         }
     };
     let root = doc.root;
+    let aliases = alias_paths(&root, &doc.aliases);
     if !matches!(root.value, Value::Object(_) | Value::Null)
         && !matches!(&root.value, Value::Plain(s) if s.is_empty())
     {
@@ -328,7 +329,7 @@ fn read(bytes: &[u8]) -> Result<(Node, &'static Variant), Outcome> {
         ));
     }
     match lookup(&variant, &version) {
-        Some(spec) => Ok((root, spec)),
+        Some(spec) => Ok((root, aliases, spec)),
         None => Err(Outcome::failed(
             format!("No translator exists for variant {variant} with version {version}"),
             Vec::new(),
@@ -336,9 +337,38 @@ fn read(bytes: &[u8]) -> Result<(Node, &'static Variant), Outcome> {
     }
 }
 
+/// The paths of the aliases (outermost ones) in the document: upstream sees an alias as a
+/// leaf and cannot look inside.
+fn alias_paths(root: &Node, aliases: &[u32]) -> Vec<JsonPath> {
+    fn walk(n: &Node, at: &JsonPath, aliases: &[u32], out: &mut Vec<JsonPath>) {
+        if aliases.contains(&n.start) {
+            out.push(at.clone());
+            return;
+        }
+        match &n.value {
+            Value::Object(entries) => {
+                for e in entries {
+                    walk(&e.value, &at.key(&e.key), aliases, out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    walk(x, &at.index(i), aliases, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if !aliases.is_empty() {
+        walk(root, &JsonPath::root(), aliases, &mut out);
+    }
+    out
+}
+
 /// Translates the Butane document `bytes`.
 pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
-    let (root, spec) = match read(bytes) {
+    let (root, aliases, spec) = match read(bytes) {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -363,6 +393,13 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         }
     };
 
+    // Where a path points: the deepest node that exists, but an alias hides what is below.
+    let marker = |path: &JsonPath| -> u32 {
+        match aliases.iter().find(|a| path.segs().starts_with(a.segs())) {
+            Some(a) => root.deepest(a).start,
+            None => root.deepest(path).start,
+        }
+    };
     // Where findings at output paths point. OpenShift's MachineConfig puts the Ignition
     // config under `spec.config`, which upstream's fallback keeps (outside `--raw`).
     let wrapped = spec.family == Family::OpenShift && !opts.raw;
@@ -404,7 +441,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
                     }
                 };
                 let i = f.issue();
-                let pos = src.locate_chars(root.deepest(&path).start);
+                let pos = src.locate_chars(marker(&path));
                 Diagnostic {
                     severity: i.severity,
                     path: Some(path),
@@ -417,16 +454,35 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     };
     let any_error = |f: &[Finding]| f.iter().any(|f| f.issue().severity == Severity::Error);
 
-    // Reported in the order upstream's walk over the config reaches them.
-    let mut unused = unused;
-    unused.sort_by_cached_key(|u| order::walk_position(&u.path));
-    outcome.diagnostics = unused
+    // Reported in the order upstream's walk over the config reaches them; below an alias
+    // upstream sees nothing, and an alias where a mapping belongs gets its own warning.
+    let mut walk: Vec<(Vec<u64>, Diagnostic)> = unused
         .into_iter()
+        .filter(|u| {
+            !aliases
+                .iter()
+                .any(|a| u.path.segs().starts_with(a.segs()) && u.path != *a)
+        })
         .map(|u| {
             let pos = src.locate_chars(u.offset);
-            u.warning(pos)
+            (order::walk_position(&u.path), u.warning(pos))
         })
         .collect();
+    for a in &aliases {
+        let mapping = matches!(root.deepest(a).value, Value::Object(_));
+        if mapping && order::struct_at(a) {
+            let message = format!(
+                "context tree does not match content tree at {a}. Line and column reporting may be inconsistent. Unused keys may not be reported"
+            );
+            let pos = src.locate_chars(root.deepest(a).start);
+            walk.push((
+                order::walk_position(&a.key("")),
+                Diagnostic::warning(Some(a.clone()), Some(pos), message),
+            ));
+        }
+    }
+    walk.sort_by(|a, b| a.0.cmp(&b.0));
+    outcome.diagnostics = walk.into_iter().map(|(_, d)| d).collect();
 
     // The source's own rules.
     let mut checker = Checker {

@@ -170,6 +170,19 @@ fn butane_layout() -> &'static (Layout, &'static str) {
     L.get_or_init(|| (layout_of::<super::base::types::Config>(), "Config"))
 }
 
+/// Whether the Butane config has a struct at `path` (where a mapping is expected).
+pub fn struct_at(path: &JsonPath) -> bool {
+    let (layout, root) = butane_layout();
+    let mut ty = Some(*root);
+    for s in path.segs() {
+        if let Seg::Key(k) = s {
+            let fields = ty.and_then(|t| layout.get(t));
+            ty = fields.and_then(|f| f.iter().find(|(name, _)| name == k).and_then(|x| x.1));
+        }
+    }
+    ty.is_some()
+}
+
 /// Where upstream's walk reaches the unused key at `path`: comparing these keys orders
 /// the keys as upstream reports them.
 pub fn walk_position(path: &JsonPath) -> Vec<u64> {

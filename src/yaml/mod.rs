@@ -6,6 +6,7 @@
 //! Parsing is done by `saphyr-parser` (YAML 1.2, maintained); this module builds the tree
 //! from its events and adds the limits that keep hostile input bounded.
 
+mod block;
 pub mod resolve;
 
 use crate::tree::{Entry, Node, Value};
@@ -38,6 +39,8 @@ pub struct Document {
     pub root: Node,
     /// Byte offsets of `<<` merge keys that were applied.
     pub merge_keys: Vec<u32>,
+    /// Byte offsets of aliases (`*name`): the nodes there are copies of their anchors.
+    pub aliases: Vec<u32>,
 }
 
 /// Reads the first YAML document of `text`.
@@ -50,6 +53,7 @@ pub fn parse(text: &str) -> Result<Document, SyntaxError> {
         nodes: 0,
         root: None,
         merge_keys: Vec::new(),
+        aliases: Vec::new(),
         last_end: 0,
     };
     let mut parser = Parser::new_from_str(text);
@@ -64,16 +68,36 @@ pub fn parse(text: &str) -> Result<Document, SyntaxError> {
                 let m = e.marker();
                 // go-yaml names the 0-based line of the enclosing collection for errors found
                 // while parsing one, and the (1-based) line of the problem otherwise.
-                let upstream_line = match b.stack.last() {
+                let mut upstream_line = match b.stack.last() {
                     Some(open) if e.info().starts_with("while parsing") => {
                         offsets.line_of(open.node.start).saturating_sub(1)
                     }
                     _ => m.line() as u32,
                 };
+                let at = offsets.byte(m.index()) as usize;
+                let (message, no_line) = go_message(e.info(), text, at);
+                if no_line {
+                    upstream_line = 0;
+                }
+                if e.info().starts_with("simple key expect") {
+                    // go-yaml names the line the would-be key started on: the last line with
+                    // content before this one.
+                    upstream_line = text[..at.min(text.len())]
+                        .lines()
+                        .enumerate()
+                        .take(m.line().saturating_sub(1))
+                        .filter(|(_, l)| {
+                            let t = l.trim();
+                            !t.is_empty() && !t.starts_with('#')
+                        })
+                        .map(|(i, _)| i as u32 + 1)
+                        .last()
+                        .unwrap_or(upstream_line);
+                }
                 return Err(SyntaxError {
                     line: m.line() as u32,
                     col: m.col() as u32 + 1,
-                    message: e.info().to_string(),
+                    message,
                     upstream_line,
                     duplicate_key: false,
                 });
@@ -88,7 +112,38 @@ pub fn parse(text: &str) -> Result<Document, SyntaxError> {
     Ok(Document {
         root,
         merge_keys: b.merge_keys,
+        aliases: b.aliases,
     })
+}
+
+/// go-yaml's words for a problem the parser reports in its own (same situation, same
+/// place); the flag says go-yaml names no line for it.
+fn go_message(info: &str, text: &str, at: usize) -> (String, bool) {
+    let same = match info {
+        "while parsing node, found unknown anchor" => {
+            // go-yaml reports it when decoding, by name and without a line.
+            let name: String = text[at.min(text.len())..]
+                .trim_start_matches('*')
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+                .collect();
+            return (format!("unknown anchor '{name}' referenced"), true);
+        }
+        "a block scalar content cannot start with a tab" => {
+            "found a tab character where an indentation space is expected"
+        }
+        "while scanning a plain scalar, found a tab" => {
+            "found a tab character that violates indentation"
+        }
+        "simple key expect ':'" | "simple key expected" => "could not find expected ':'",
+        "tabs disallowed within this context (block indentation)" => {
+            "found character that cannot start any token"
+        }
+        _ => info
+            .trim_start_matches("while scanning a block scalar, ")
+            .trim_start_matches("while scanning a quoted scalar, "),
+    };
+    (same.to_string(), false)
 }
 
 /// Character index (what the parser reports) to byte offset (what the tree stores).
@@ -151,6 +206,7 @@ struct Builder<'a> {
     nodes: usize,
     root: Option<Node>,
     merge_keys: Vec<u32>,
+    aliases: Vec<u32>,
     /// Where the previous event ended (a block scalar's indicator comes after it).
     last_end: u32,
 }
@@ -224,12 +280,31 @@ impl Builder<'_> {
             Event::Scalar(text, style, anchor, tag) => {
                 self.grow(1, &span)?;
                 let mut start = start;
+                let mut text = text;
                 if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
-                    && anchor == 0
-                    && tag.is_none()
                     && let Some(at) = block_indicator(self.offsets.text, self.last_end, start)
                 {
-                    start = at;
+                    if anchor == 0 && tag.is_none() {
+                        start = at;
+                    }
+                    // The value as go-yaml reads it (see `block`).
+                    let parent = match self.stack.last() {
+                        Some(open) => i64::from(self.offsets.col_of(open.node.start)) - 1,
+                        None => -1,
+                    };
+                    match block::value(self.offsets.text, at as usize, parent) {
+                        Ok(v) => text = v.into(),
+                        Err(e) => {
+                            let line = self.offsets.line_of(e.at as u32);
+                            return Err(SyntaxError {
+                                line,
+                                col: self.offsets.col_of(e.at as u32),
+                                message: e.message.to_string(),
+                                upstream_line: self.offsets.line_of(at),
+                                duplicate_key: false,
+                            });
+                        }
+                    }
                 }
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 let value = scalar_value(text.into_owned(), style, tag.as_deref());
@@ -246,6 +321,7 @@ impl Builder<'_> {
                 // The alias stands where it is written.
                 node.start = start;
                 node.end = end;
+                self.aliases.push(start);
                 self.complete(node, 0, &span)?;
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
@@ -392,6 +468,15 @@ fn scalar_value(text: String, style: ScalarStyle, tag: Option<&str>) -> Value {
     match tag {
         Some("tag:yaml.org,2002:str" | "!!str") => return Value::String(text),
         Some("tag:yaml.org,2002:null" | "!!null") => return Value::Null,
+        // go-yaml decodes binary data given to a string (line breaks in the data ignored).
+        Some("tag:yaml.org,2002:binary" | "!!binary") => {
+            use base64::Engine;
+            let compact: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            if let Ok(data) = base64::engine::general_purpose::STANDARD.decode(compact) {
+                return Value::String(String::from_utf8_lossy(&data).into_owned());
+            }
+            return Value::String(text);
+        }
         Some(
             "tag:yaml.org,2002:int"
             | "!!int"
