@@ -519,7 +519,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         outcome.failure = Some("source config is invalid".into());
         return outcome;
     }
-    fragment::resolve(&mut cfg, &mut map, &config, spec, files, &mut findings);
+    fragment::resolve(&mut cfg, &mut map, &config, spec, set, &mut findings);
     let mut machine_config = None;
     match spec.family {
         Family::Fcos => fcos::translate(&config, spec, set, &mut cfg, &mut map, &mut findings),

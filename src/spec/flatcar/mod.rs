@@ -73,20 +73,39 @@ pub fn resources(cfg: &ig::Config) -> Vec<(JsonPath, &ig::Resource)> {
 }
 
 /// The Flatcar variant accepts `oem://` sources where upstream's validator refuses the
-/// scheme: the findings about such sources' schemes are dropped.
+/// scheme (Flatcar's Ignition fetches them from the OEM partition, and Flatcar's validator
+/// accepts them everywhere): the findings about such sources are dropped.
 pub fn allow_oem(spec: &Variant, issues: Vec<Issue>, cfg: &ig::Config) -> Vec<Issue> {
+    const SCHEME: &str = "invalid url scheme";
+    const KEY_FILE: &str = "invalid key-file source";
     if spec.family != super::Family::Flatcar
-        || !issues.iter().any(|i| i.message == "invalid url scheme")
+        || !issues
+            .iter()
+            .any(|i| i.message == SCHEME || i.message == KEY_FILE)
     {
         return issues;
     }
     let oem: Vec<JsonPath> = resources(cfg)
         .into_iter()
         .filter(|(_, r)| r.source.as_deref().is_some_and(is_oem))
-        .map(|(p, _)| p.key("source"))
+        .map(|(p, _)| p)
+        .collect();
+    let key_files: Vec<JsonPath> = cfg
+        .storage
+        .luks
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.key_file.source.as_deref().is_some_and(is_oem))
+        .map(|(i, _)| super::jpath(&["storage", "luks"]).index(i).key("keys"))
         .collect();
     issues
         .into_iter()
-        .filter(|i| !(i.message == "invalid url scheme" && oem.contains(&i.path)))
+        .filter(|i| {
+            let oem_source = oem
+                .iter()
+                .any(|p| i.path == *p || i.path == p.key("source"));
+            !(i.message == SCHEME && oem_source
+                || i.message == KEY_FILE && key_files.contains(&i.path))
+        })
         .collect()
 }
