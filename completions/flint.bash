@@ -28,6 +28,9 @@ _flint() {
             flint,man)
                 cmd="flint__subcmd__man"
                 ;;
+            flint,migrate)
+                cmd="flint__subcmd__migrate"
+                ;;
             flint,plan)
                 cmd="flint__subcmd__plan"
                 ;;
@@ -52,6 +55,9 @@ _flint() {
             flint__subcmd__help,man)
                 cmd="flint__subcmd__help__subcmd__man"
                 ;;
+            flint__subcmd__help,migrate)
+                cmd="flint__subcmd__help__subcmd__migrate"
+                ;;
             flint__subcmd__help,plan)
                 cmd="flint__subcmd__help__subcmd__plan"
                 ;;
@@ -71,7 +77,7 @@ _flint() {
 
     case "${cmd}" in
         flint)
-            opts="-h -V --help --version plan apply translate validate schema completions man help"
+            opts="-h -V --help --version plan apply translate validate migrate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -145,7 +151,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__help)
-            opts="plan apply translate validate schema completions man help"
+            opts="plan apply translate validate migrate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -201,6 +207,20 @@ _flint() {
             return 0
             ;;
         flint__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__help__subcmd__migrate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -278,6 +298,28 @@ _flint() {
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__migrate)
+            opts="-o -h --output --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -2,6 +2,7 @@
 //! binaries only parse arguments and turn results into exit codes.
 
 pub mod completions;
+pub mod migrate;
 pub mod provision;
 pub mod translate;
 pub mod validate;
@@ -29,6 +30,9 @@ pub enum Command {
     Translate(translate::TranslateArgs),
     /// Check Ignition and Butane configs (files or directories), many at once.
     Validate(validate::ValidateArgs),
+    /// Print the Butane config (variant flatcar) equivalent to an Ignition config of any
+    /// version, spec 1 and 2.x included.
+    Migrate(migrate::MigrateArgs),
     /// Print a JSON Schema for editors.
     Schema {
         /// One of the names `flint schema --list` prints, e.g. ignition-3.4.0.
@@ -51,6 +55,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Apply(args) => provision::run(&args, true),
         Command::Translate(args) => translate::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Migrate(args) => migrate::run(&args),
         Command::Completions(args) => completions::run_completions(&args),
         Command::Man(args) => completions::run_man(&args),
         Command::Schema { name, list } => {

@@ -1,6 +1,7 @@
 //! The Ignition config: model, versions, parsing, validation.
 
 pub mod dataurl;
+pub mod legacy;
 pub mod merge;
 pub mod parse;
 pub mod types;
@@ -16,6 +17,9 @@ use crate::diag::Diagnostic;
 /// Everything the upstream validator would report about `bytes`: a read failure, or the
 /// validation findings followed by unused-key warnings.
 pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
+    if let Some((tree, version)) = legacy_tree(bytes) {
+        return legacy::check(bytes, tree, version);
+    }
     match parse(bytes) {
         Err(d) => vec![d],
         Ok(p) => {
@@ -26,4 +30,13 @@ pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
             out
         }
     }
+}
+
+/// The tree of `bytes` and its version when it is a legacy (spec 1 or 2.x) config.
+pub fn legacy_tree(
+    bytes: &[u8],
+) -> Option<(crate::tree::Node, Result<legacy::LegacyVersion, String>)> {
+    let tree = parse::read_json(bytes).ok()?;
+    let version = legacy::detect(&tree)?;
+    Some((tree, version))
 }

@@ -1,5 +1,6 @@
 //! Config acquisition: find the user config (a file, the kernel command line, QEMU fw_cfg),
-//! read it whatever its form (Ignition 3.0–3.4 or Butane), merge base configs underneath, and
+//! read it whatever its form (Ignition 3.0–3.4, spec 1 or 2.x translated as Flatcar does, or
+//! Butane), merge base configs underneath, and
 //! resolve `ignition.config.replace` and `merge` recursively, depth first, as upstream does.
 
 use crate::fetch::{Fetcher, url::redact};
@@ -87,6 +88,13 @@ pub fn parse_any(
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     let looks_json = first == Some(&b'{');
     if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
+        if let Some((tree, version)) = ignition::legacy_tree(bytes) {
+            // Spec 1 and 2.x configs are translated to 3.x as Flatcar's Ignition does.
+            let mut config = ignition::legacy::translate_bytes(bytes, tree, version)
+                .map_err(|e| err(e.path, format!("{name}: legacy config: {}", e.message)))?;
+            config.ignition.version = ignition::Version::NEWEST.to_string();
+            return Ok(config);
+        }
         let parsed = ignition::parse(bytes).map_err(|d| err(None, format!("{name}: {d}")))?;
         let issues = ignition::validate::validate(&parsed.config, parsed.version);
         if let Some(e) = issues
