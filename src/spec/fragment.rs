@@ -68,7 +68,7 @@ enum Local {
     /// An Ignition config, checked.
     Ignition,
     /// A Butane fragment, translated (None when that failed).
-    Fragment(Option<(ig::Config, crate::ignition::Version)>),
+    Fragment(Option<Box<(ig::Config, crate::ignition::Version)>>),
 }
 
 fn examine(
@@ -148,7 +148,7 @@ fn examine(
         ));
         return Local::Fragment(None);
     }
-    Local::Fragment(Some((config, variant.ignition)))
+    Local::Fragment(Some(Box::new((config, variant.ignition))))
 }
 
 /// An Ignition config given as a file: its problems, at their place in that file, by the
@@ -208,7 +208,8 @@ pub fn resolve(
     for (i, r) in merges.iter().enumerate() {
         let at = ic.key("merge").index(i);
         match examine(r, &at, spec, set.files, findings) {
-            Local::Fragment(Some((fragment, version))) => {
+            Local::Fragment(Some(found)) => {
+                let (fragment, version) = *found;
                 if runtime_before {
                     embed(&mut cfg.ignition.config.merge[i], &fragment, version, set);
                 } else {
@@ -220,9 +221,10 @@ pub fn resolve(
         }
     }
     let at = ic.key("replace");
-    if let Local::Fragment(Some((fragment, version))) =
+    if let Local::Fragment(Some(found)) =
         examine(&src.ignition.config.replace, &at, spec, set.files, findings)
     {
+        let (fragment, version) = *found;
         embed(&mut cfg.ignition.config.replace, &fragment, version, set);
     }
     if now.is_empty() {
