@@ -22,7 +22,8 @@ use crate::diag::{Diagnostic, Severity};
 use crate::ignition::types as ig;
 use crate::ignition::validate::{Checker, Issue};
 use crate::ignition::{Version, validate};
-use crate::tree::{JsonPath, Node, Source, Value};
+use crate::tree::{JsonPath, Node, Seg, Source, Value};
+use crate::yaml;
 use base::BaseVersion;
 use base::local::FilesDir;
 use base::types as bu;
@@ -246,10 +247,14 @@ fn forgotten(v: &serde_json::Value, key: &str) -> bool {
     }
 }
 
+/// A read document: its tree, the paths of its aliases, the mapping keys go-yaml refuses
+/// if it decodes them (below the top), its variant.
+type Read = (Node, Vec<JsonPath>, Vec<yaml::KeyError>, &'static Variant);
+
 /// Reads the document: YAML, a mapping, with a variant and version we know.
 // The error is the translation's outcome itself, returned once.
 #[allow(clippy::result_large_err)]
-fn read(bytes: &[u8]) -> Result<(Node, Vec<JsonPath>, &'static Variant), Outcome> {
+fn read(bytes: &[u8]) -> Result<Read, Outcome> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -274,23 +279,29 @@ fn read(bytes: &[u8]) -> Result<(Node, Vec<JsonPath>, &'static Variant), Outcome
                 }),
                 e.message.clone(),
             );
-            let failure = if e.duplicate_key {
-                format!("yaml: unmarshal errors:\n  line {}: {}", e.line, e.message)
-            } else {
-                let msg = e
-                    .message
-                    .trim_start_matches("while parsing a block collection, ");
-                let msg = msg.trim_start_matches("while parsing a block mapping, ");
-                match e.upstream_line {
-                    0 => format!("Error unmarshaling yaml: yaml: {msg}"),
-                    n => format!("Error unmarshaling yaml: yaml: line {n}: {msg}"),
-                }
+            let msg = e
+                .message
+                .trim_start_matches("while parsing a block collection, ");
+            let msg = msg.trim_start_matches("while parsing a block mapping, ");
+            let failure = match e.upstream_line {
+                0 => format!("Error unmarshaling yaml: yaml: {msg}"),
+                n => format!("Error unmarshaling yaml: yaml: line {n}: {msg}"),
             };
             return Err(Outcome::failed(failure, vec![located]));
         }
     };
     let root = doc.root;
     let aliases = alias_paths(&root, &doc.aliases);
+    // The first decoding (variant and version) goes through the keys at the top.
+    let (top, key_errors): (Vec<_>, Vec<_>) =
+        doc.key_errors.into_iter().partition(|e| e.path.is_root());
+    if !top.is_empty() {
+        let (failure, located) = key_failure(&src, &top);
+        return Err(Outcome::failed(
+            format!("Error unmarshaling yaml: {failure}"),
+            located,
+        ));
+    }
     if !matches!(root.value, Value::Object(_) | Value::Null)
         && !matches!(&root.value, Value::Plain(s) if s.is_empty())
     {
@@ -329,12 +340,130 @@ fn read(bytes: &[u8]) -> Result<(Node, Vec<JsonPath>, &'static Variant), Outcome
         ));
     }
     match lookup(&variant, &version) {
-        Some(spec) => Ok((root, aliases, spec)),
+        Some(spec) => Ok((root, aliases, key_errors, spec)),
         None => Err(Outcome::failed(
             format!("No translator exists for variant {variant} with version {version}"),
             Vec::new(),
         )),
     }
+}
+
+/// go-yaml's decoding errors for refused mapping keys, and the same placed.
+fn key_failure(src: &Source, errors: &[yaml::KeyError]) -> (String, Vec<Diagnostic>) {
+    let mut failure = String::from("yaml: unmarshal errors:");
+    let mut located = Vec::new();
+    for e in errors {
+        failure.push_str(&format!("\n  line {}: {}", e.line, e.message));
+        let pos = src.locate_chars(e.offset);
+        located.push(Diagnostic::error(
+            Some(e.path.clone()),
+            Some(pos),
+            e.message.clone(),
+        ));
+    }
+    (failure, located)
+}
+
+fn is_null(n: &Node) -> bool {
+    match &n.value {
+        Value::Null => true,
+        Value::Plain(s) => crate::yaml::resolve::resolve(s) == crate::yaml::resolve::Resolved::Null,
+        _ => false,
+    }
+}
+
+/// The tree without null list items, if it has any.
+fn without_null_items(root: &Node) -> Option<Node> {
+    fn any(n: &Node) -> bool {
+        match &n.value {
+            Value::Array(items) => items.iter().any(|x| is_null(x) || any(x)),
+            Value::Object(entries) => entries.iter().any(|e| any(&e.value)),
+            _ => false,
+        }
+    }
+    fn strip(n: &mut Node) {
+        match &mut n.value {
+            Value::Array(items) => {
+                items.retain(|x| !is_null(x));
+                items.iter_mut().for_each(strip);
+            }
+            Value::Object(entries) => entries.iter_mut().for_each(|e| strip(&mut e.value)),
+            _ => {}
+        }
+    }
+    if !any(root) {
+        return None;
+    }
+    let mut copy = root.clone();
+    strip(&mut copy);
+    Some(copy)
+}
+
+/// The null values in mappings (`key:` with nothing, `~`, `null`), with their paths.
+fn nulls(root: &Node) -> Vec<(JsonPath, &Node)> {
+    fn walk<'a>(n: &'a Node, at: &JsonPath, out: &mut Vec<(JsonPath, &'a Node)>) {
+        match &n.value {
+            Value::Object(entries) => {
+                for e in entries {
+                    let path = at.key(&e.key);
+                    if is_null(&e.value) {
+                        out.push((path, &e.value));
+                    } else {
+                        walk(&e.value, &path, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    if is_null(x) {
+                        out.push((at.index(i), x));
+                    } else {
+                        walk(x, &at.index(i), out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &JsonPath::root(), &mut out);
+    out
+}
+
+/// Where upstream reports an unused key found in the list items decoded without nulls: at
+/// the index the item has as written, if its walk (over as many items as were decoded)
+/// gets there.
+fn as_written(root: &Node, path: &JsonPath) -> Option<JsonPath> {
+    let mut node = root;
+    let mut segs = Vec::with_capacity(path.segs().len());
+    for s in path.segs() {
+        match s {
+            Seg::Key(k) => {
+                segs.push(s.clone());
+                if let Some(e) = node.get(k) {
+                    node = &e.value;
+                }
+            }
+            Seg::Index(c) => {
+                let Value::Array(items) = &node.value else {
+                    segs.push(s.clone());
+                    continue;
+                };
+                let kept = items.iter().filter(|x| !is_null(x)).count();
+                let (k, item) = items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| !is_null(x))
+                    .nth(*c)?;
+                if k >= kept {
+                    return None;
+                }
+                segs.push(Seg::Index(k));
+                node = item;
+            }
+        }
+    }
+    Some(JsonPath::from(segs))
 }
 
 /// The paths of the aliases (outermost ones) in the document: upstream sees an alias as a
@@ -368,7 +497,7 @@ fn alias_paths(root: &Node, aliases: &[u32]) -> Vec<JsonPath> {
 
 /// Translates the Butane document `bytes`.
 pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
-    let (root, aliases, spec) = match read(bytes) {
+    let (root, aliases, key_errors, spec) = match read(bytes) {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -380,7 +509,11 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     outcome.failure = None;
 
     let gate = |ty: &'static str, key: &str| spec.has_key(ty, key);
-    let (config, unused) = match de::from_tree::<bu::Config>(&root, &gate, Flavor::Yaml) {
+    // go-yaml leaves out null list items (every Butane list holds structs or strings), but
+    // finds what it reports in the document as written: the list indices shift.
+    let compacted = without_null_items(&root);
+    let decoded = compacted.as_ref().unwrap_or(&root);
+    let (config, unused) = match de::from_tree::<bu::Config>(decoded, &gate, Flavor::Yaml) {
         Ok(v) => v,
         Err(e) => {
             let pos = e.offset.map(|o| src.locate_chars(o));
@@ -392,6 +525,20 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
             return outcome;
         }
     };
+    // Key errors in mappings the decoding went through (not below unused keys or aliases).
+    let reached: Vec<yaml::KeyError> = key_errors
+        .into_iter()
+        .filter(|e| {
+            let under = |p: &JsonPath| e.path.segs().starts_with(p.segs());
+            !unused.iter().any(|u| under(&u.path)) && !aliases.iter().any(under)
+        })
+        .collect();
+    if !reached.is_empty() {
+        let (failure, located) = key_failure(&src, &reached);
+        outcome.diagnostics.extend(located);
+        outcome.failure = Some(failure);
+        return outcome;
+    }
 
     // Where a path points: the deepest node that exists, but an alias hides what is below.
     let marker = |path: &JsonPath| -> u32 {
@@ -456,6 +603,18 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
 
     // Reported in the order upstream's walk over the config reaches them; below an alias
     // upstream sees nothing, and an alias where a mapping belongs gets its own warning.
+    let unused: Vec<de::Unused> = match &compacted {
+        None => unused,
+        Some(_) => unused
+            .into_iter()
+            .filter_map(|u| {
+                as_written(&root, &u.path).map(|path| de::Unused {
+                    path,
+                    offset: u.offset,
+                })
+            })
+            .collect(),
+    };
     let mut walk: Vec<(Vec<u64>, Diagnostic)> = unused
         .into_iter()
         .filter(|u| {
@@ -478,6 +637,38 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
             walk.push((
                 order::walk_position(&a.key("")),
                 Diagnostic::warning(Some(a.clone()), Some(pos), message),
+            ));
+        }
+    }
+    // A null where a struct belongs: upstream's position tracking expected a mapping.
+    for (path, node) in nulls(&root) {
+        if let Some(Seg::Index(i)) = path.segs().last() {
+            // A null list item: upstream's walk pairs the items as written with the list
+            // decoded without them, so it meets the nulls among the first items only.
+            let list = JsonPath::from(path.segs()[..path.segs().len() - 1].to_vec());
+            let kept = match &root.deepest(&list).value {
+                Value::Array(items) => items.iter().filter(|x| !is_null(x)).count(),
+                _ => 0,
+            };
+            if *i >= kept || !order::struct_list_at(&list) {
+                continue;
+            }
+        } else if !order::single_struct_at(&path) {
+            continue;
+        }
+        let hidden = |p: &JsonPath| path.segs().starts_with(p.segs());
+        if !aliases.iter().any(hidden)
+            && !walk.iter().any(|(_, d)| {
+                d.message.starts_with("unused key") && d.path.as_ref().is_some_and(hidden)
+            })
+        {
+            let message = format!(
+                "context tree does not match content tree at {path}. Line and column reporting may be inconsistent. Unused keys may not be reported"
+            );
+            let pos = src.locate_chars(node.start);
+            walk.push((
+                order::walk_position(&path.key("")),
+                Diagnostic::warning(Some(path), Some(pos), message),
             ));
         }
     }

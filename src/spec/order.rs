@@ -10,13 +10,16 @@ use std::sync::OnceLock;
 
 use crate::tree::{JsonPath, Seg};
 
-/// Each struct's fields in order, with the struct a field's values are (if any).
-type Layout = HashMap<&'static str, Vec<(&'static str, Option<&'static str>)>>;
+/// Each struct's fields in order, with the struct a field's values are (if any) and whether
+/// the field is a list of them.
+type Layout = HashMap<&'static str, Vec<(&'static str, Option<&'static str>, bool)>>;
 
 struct Probe<'a> {
     layout: &'a RefCell<Layout>,
     /// Where the struct name met below this value is recorded.
     found: &'a Cell<Option<&'static str>>,
+    /// Set when a list is met below this value before any struct.
+    list: &'a Cell<bool>,
 }
 
 #[derive(Debug)]
@@ -59,12 +62,14 @@ impl<'de> de::MapAccess<'de> for Fields<'_> {
         let field = self.fields[self.next];
         self.next += 1;
         let found = Cell::new(None);
+        let list = Cell::new(false);
         let v = seed.deserialize(Probe {
             layout: self.layout,
             found: &found,
+            list: &list,
         })?;
         if let Some(entry) = self.layout.borrow_mut().get_mut(self.name) {
-            entry.push((field, found.get()));
+            entry.push((field, found.get(), list.get()));
         }
         Ok(v)
     }
@@ -124,6 +129,9 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         v.visit_some(self)
     }
     fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Never> {
+        if self.found.get().is_none() {
+            self.list.set(true);
+        }
         v.visit_seq(One { probe: Some(self) })
     }
     fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Never> {
@@ -158,9 +166,11 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
 fn layout_of<T: DeserializeOwned>() -> Layout {
     let layout = RefCell::new(Layout::new());
     let found = Cell::new(None);
+    let list = Cell::new(false);
     let _ = T::deserialize(Probe {
         layout: &layout,
         found: &found,
+        list: &list,
     });
     layout.into_inner()
 }
@@ -177,10 +187,51 @@ pub fn struct_at(path: &JsonPath) -> bool {
     for s in path.segs() {
         if let Seg::Key(k) = s {
             let fields = ty.and_then(|t| layout.get(t));
-            ty = fields.and_then(|f| f.iter().find(|(name, _)| name == k).and_then(|x| x.1));
+            ty = fields.and_then(|f| f.iter().find(|x| x.0 == k).and_then(|x| x.1));
         }
     }
     ty.is_some()
+}
+
+/// Whether the field at `path` holds a list of structs.
+pub fn struct_list_at(path: &JsonPath) -> bool {
+    let (layout, root) = butane_layout();
+    let mut ty = Some(*root);
+    let mut list = false;
+    for s in path.segs() {
+        match s {
+            Seg::Key(k) => {
+                let field = ty
+                    .and_then(|t| layout.get(t))
+                    .and_then(|f| f.iter().find(|x| x.0 == k));
+                ty = field.and_then(|x| x.1);
+                list = field.is_some_and(|x| x.2);
+            }
+            Seg::Index(_) => list = false,
+        }
+    }
+    ty.is_some() && list
+}
+
+/// Whether the field at `path` holds a single struct (not a list of them): a null there
+/// is what upstream's position tracking does not expect.
+pub fn single_struct_at(path: &JsonPath) -> bool {
+    let (layout, root) = butane_layout();
+    let mut ty = Some(*root);
+    let mut single = false;
+    for s in path.segs() {
+        match s {
+            Seg::Key(k) => {
+                let field = ty
+                    .and_then(|t| layout.get(t))
+                    .and_then(|f| f.iter().find(|x| x.0 == k));
+                ty = field.and_then(|x| x.1);
+                single = field.is_some_and(|x| !x.2);
+            }
+            Seg::Index(_) => single = false,
+        }
+    }
+    ty.is_some() && single
 }
 
 /// Where upstream's walk reaches the unused key at `path`: comparing these keys orders
@@ -195,7 +246,7 @@ pub fn walk_position(path: &JsonPath) -> Vec<u64> {
             Seg::Index(i) => key.push(*i as u64 + 1),
             Seg::Key(k) => {
                 let fields = ty.and_then(|t| layout.get(t));
-                let found = fields.and_then(|f| f.iter().position(|(name, _)| name == k));
+                let found = fields.and_then(|f| f.iter().position(|x| x.0 == k));
                 key.push(found.map_or(u64::MAX, |i| i as u64 + 1));
                 ty = fields.and_then(|f| found.and_then(|i| f[i].1));
             }

@@ -91,12 +91,19 @@ fn check_host(host: &str) -> Result<(), &'static str> {
         }
         after.strip_prefix(':')
     } else {
-        if host.bytes().any(|b| {
-            matches!(
-                b,
-                b' ' | b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'[' | b']'
-            )
-        }) {
+        // Go lets sub-delimiters, `]`, `<`, `>` and `"` stand in a host name, and escapes
+        // only for bytes beyond ASCII.
+        if host
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'['))
+        {
+            return Err(BAD);
+        }
+        let ascii_escape = host
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[1] < b'8' && w != b"%25");
+        if ascii_escape {
             return Err(BAD);
         }
         host.rsplit_once(':').map(|(_, p)| p)
