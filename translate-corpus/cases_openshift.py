@@ -72,7 +72,8 @@ passwd:
 """
 
 for v in ["4.8.0", "4.9.0", "4.10.0", "4.11.0", "4.12.0", "4.13.0", "4.14.0", "4.15.0",
-          "4.16.0", "4.17.0", "4.18.0"]:
+          "4.16.0", "4.17.0", "4.18.0", "4.19.0", "4.20.0", "4.21.0", "4.22.0",
+          "4.23.0-experimental"]:
     tag = v.rsplit(".", 1)[0].replace(".", "_")
     case(f"{tag}-full", oc(v, FULL))
     case(f"{tag}-full-raw", oc(v, FULL), args="-p -r")
@@ -149,7 +150,8 @@ kernel_arguments:
   should_exist: [foo]
   should_not_exist: [bar]
 """
-for v in ["4.8.0", "4.10.0", "4.12.0", "4.13.0", "4.14.0", "4.18.0"]:
+for v in ["4.8.0", "4.10.0", "4.12.0", "4.13.0", "4.14.0", "4.18.0", "4.19.0", "4.22.0",
+          "4.23.0-experimental"]:
     tag = v.rsplit(".", 1)[0].replace(".", "_")
     case(f"{tag}-unsupported", oc(v, UNSUPPORTED))
     case(f"{tag}-unsupported-raw", oc(v, UNSUPPORTED), args="-p -r")

@@ -87,8 +87,12 @@ pub const REGISTRY: &[Variant] = &[
     fcos::v1_3::SPEC,
     fcos::v1_4::SPEC,
     fcos::v1_5::SPEC,
+    fcos::v1_6::SPEC,
+    fcos::v1_7::SPEC,
+    fcos::v1_8_exp::SPEC,
     flatcar::v1_0::SPEC,
     flatcar::v1_1::SPEC,
+    flatcar::v1_2_exp::SPEC,
     openshift::v4_8::SPEC,
     openshift::v4_9::SPEC,
     openshift::v4_10::SPEC,
@@ -100,9 +104,16 @@ pub const REGISTRY: &[Variant] = &[
     openshift::v4_16::SPEC,
     openshift::v4_17::SPEC,
     openshift::v4_18::SPEC,
+    openshift::v4_19::SPEC,
+    openshift::v4_20::SPEC,
+    openshift::v4_21::SPEC,
+    openshift::v4_22::SPEC,
+    openshift::v4_23_exp::SPEC,
     r4e::v1_0::SPEC,
     r4e::v1_1::SPEC,
+    r4e::v1_2_exp::SPEC,
     fiot::v1_0::SPEC,
+    fiot::v1_1_exp::SPEC,
 ];
 
 /// The spec version `name` `version`, if there is one.
@@ -676,10 +687,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     outcome.diagnostics = walk.into_iter().map(|(_, d)| d).collect();
 
     // The source's own rules.
-    let mut checker = Checker {
-        version: spec.ignition,
-        issues: Vec::new(),
-    };
+    let mut checker = Checker::new(spec.ignition);
     check_source(&mut checker, &config, spec);
     let source_findings: Vec<Finding> = checker.issues.into_iter().map(Finding::Source).collect();
     let invalid = any_error(&source_findings);

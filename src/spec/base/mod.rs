@@ -311,6 +311,9 @@ impl Translator<'_> {
             .iter()
             .enumerate()
             .map(|(i, l)| ig::Luks {
+                cex: ig::Cex {
+                    enabled: l.cex.enabled,
+                },
                 clevis: clevis(&l.clevis),
                 device: l.device.clone(),
                 discard: l.discard,

@@ -250,18 +250,26 @@ pub fn apply(
             _ if want_mirror => "/dev/md/md-root".into(),
             _ => "/dev/disk/by-partlabel/root".into(),
         };
-        let clevis = if level >= 6 && d.luks.cex.enabled == Some(true) {
-            // CEX comes with Ignition 3.5, whose model this build does not have yet.
-            ig::Clevis::default()
+        // CEX (s390x) replaces Clevis: the key comes from the crypto card.
+        let cex = level >= 6 && d.luks.cex.enabled == Some(true);
+        let (clevis, cex_part) = if cex {
+            (
+                ig::Clevis::default(),
+                ig::Cex {
+                    enabled: Some(true),
+                },
+            )
         } else {
-            ig::Clevis {
+            let clevis = ig::Clevis {
                 tang: d.luks.tang.iter().map(tang).collect(),
                 threshold: d.luks.threshold,
                 tpm2: d.luks.tpm2,
                 ..Default::default()
-            }
+            };
+            (clevis, ig::Cex::default())
         };
         r.storage.luks = vec![ig::Luks {
+            cex: cex_part,
             clevis,
             device: Some(device),
             discard: d.luks.discard,
@@ -272,7 +280,8 @@ pub fn apply(
         }];
         let luks = st.key("luks").index(0);
         origins.push((luks.clone(), src.key("luks"), true));
-        origins.push((luks.key("clevis"), src.key("luks"), false));
+        let part = if cex { "cex" } else { "clevis" };
+        origins.push((luks.key(part), src.key("luks"), false));
         origins.push((luks.key("discard"), src.key("luks").key("discard"), true));
     }
 

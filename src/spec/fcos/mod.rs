@@ -9,6 +9,9 @@ pub mod v1_2;
 pub mod v1_3;
 pub mod v1_4;
 pub mod v1_5;
+pub mod v1_6;
+pub mod v1_7;
+pub mod v1_8_exp;
 
 mod boot_device;
 mod grub;

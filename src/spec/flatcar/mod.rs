@@ -4,6 +4,7 @@
 
 pub mod v1_0;
 pub mod v1_1;
+pub mod v1_2_exp;
 
 use super::Variant;
 use crate::ignition::types as ig;
@@ -18,16 +19,19 @@ fn refused(path: JsonPath, message: &str) -> Issue {
     }
 }
 
-/// Flatcar refuses LUKS volumes bound with Clevis (before 1.2).
+/// Flatcar refuses LUKS volumes bound with Clevis (before 1.2) and CEX volumes (1.2 on).
 pub fn filter(spec: &Variant, cfg: &ig::Config, issues: &mut Vec<Issue>) {
-    if spec.minor >= 2 {
-        return;
-    }
     for (i, l) in cfg.storage.luks.iter().enumerate() {
-        if !ig::is_zero(&l.clevis) {
+        let at = super::jpath(&["storage", "luks"]).index(i);
+        if spec.minor < 2 && !ig::is_zero(&l.clevis) {
             issues.push(refused(
-                super::jpath(&["storage", "luks"]).index(i).key("clevis"),
+                at.key("clevis"),
                 "clevis is not supported in this spec version",
+            ));
+        } else if spec.minor >= 2 && !ig::is_zero(&l.cex) {
+            issues.push(refused(
+                at.key("cex"),
+                "cex is not currently supported on the target platform",
             ));
         }
     }

@@ -13,6 +13,11 @@ pub mod v4_15;
 pub mod v4_16;
 pub mod v4_17;
 pub mod v4_18;
+pub mod v4_19;
+pub mod v4_20;
+pub mod v4_21;
+pub mod v4_22;
+pub mod v4_23_exp;
 pub mod v4_8;
 pub mod v4_9;
 

@@ -3,6 +3,7 @@
 
 pub mod v1_0;
 pub mod v1_1;
+pub mod v1_2_exp;
 
 use crate::ignition::types as ig;
 use crate::ignition::validate::Issue;

@@ -1,0 +1,461 @@
+# The variant versions on Ignition 3.5.0, 3.6.0 and 3.7.0-experimental: fcos 1.6.0, 1.7.0,
+# 1.8.0-experimental, flatcar 1.2.0-experimental, r4e 1.2.0-experimental, fiot
+# 1.1.0-experimental, openshift 4.19.0-4.23.0-experimental. Shapes taken from upstream's
+# base/v0_6..v0_8_exp and config/*/ translate_test.go and validate_test.go (CEX, tree modes
+# and ownership, quadlets, special mode bits, the variants' refusals), and what a version
+# does not have yet (reported as unused keys).
+
+CASES = []
+
+
+def case(group, name, bu, args="-p", files=None):
+    CASES.append(dict(group=group, name=name, args=args, files=files, bu=bu))
+
+
+def head(variant, version):
+    return f"variant: {variant}\nversion: {version}\n"
+
+
+OC_META = """metadata:
+  name: 99-worker-new
+  labels:
+    machineconfiguration.openshift.io/role: worker
+"""
+
+TREE_FILES = {
+    "tree/etc/app.conf": "key = value\n",
+    "tree/bin/run": ("exec", "#!/bin/sh\necho run\n"),
+    "tree/sub/dir/note": "note\n",
+    "tree/link": ("link", "etc/app.conf"),
+}
+
+QUADLET = """  quadlets:
+    - name: web.container
+      rootful: true
+      contents: |
+        [Container]
+        Image=quay.io/example/web:latest
+        [Install]
+        WantedBy=multi-user.target
+    - name: cache.volume
+      contents: |
+        [Volume]
+"""
+
+# --- fcos 1.6.0 (base 0.6, Ignition 3.5.0)
+F16 = head("fcos", "1.6.0")
+case("fcos", "1_6-luks-cex", F16 + """storage:
+  luks:
+    - name: data
+      device: /dev/dasdb
+      cex:
+        enabled: true
+""")
+case("fcos", "1_6-luks-cex-with-clevis", F16 + """storage:
+  luks:
+    - name: data
+      device: /dev/dasdb
+      cex:
+        enabled: true
+      clevis:
+        tpm2: true
+""")
+case("fcos", "1_6-luks-cex-with-key-file", F16 + """storage:
+  luks:
+    - name: data
+      device: /dev/dasdb
+      key_file:
+        inline: secret
+      cex:
+        enabled: true
+""")
+case("fcos", "1_6-boot-cex-no-layout", F16 + """boot_device:
+  luks:
+    device: /dev/dasda
+    cex:
+      enabled: true
+""")
+case("fcos", "1_6-boot-cex-with-tpm2", F16 + """boot_device:
+  layout: s390x-eckd
+  luks:
+    device: /dev/dasda
+    tpm2: true
+    cex:
+      enabled: true
+""")
+case("fcos", "1_6-boot-cex-zfcp-discard", F16 + """boot_device:
+  layout: s390x-zfcp
+  luks:
+    device: /dev/sdb
+    discard: true
+    cex:
+      enabled: true
+""")
+case("fcos", "1_6-partition-reused-by-label", F16 + """storage:
+  disks:
+    - device: /dev/vdb
+      partitions:
+        - label: data
+          size_mib: 100
+    - device: /dev/vdc
+      wipe_table: true
+      partitions:
+        - label: scratch
+""")
+case("fcos", "1_6-mount-unit-outside-etc-var", F16 + """storage:
+  filesystems:
+    - device: /dev/vdb1
+      path: /srv/data
+      format: xfs
+      with_mount_unit: true
+    - device: /dev/vdc1
+      path: /var/lib/data
+      format: xfs
+      with_mount_unit: true
+""")
+case("fcos", "1_6-special-mode-bits", F16 + """storage:
+  files:
+    - path: /usr/local/bin/tool
+      mode: 04755
+      contents:
+        inline: tool
+  directories:
+    - path: /var/shared
+      mode: 01777
+""")
+case("fcos", "1_6-tree-mode-unused", F16 + """storage:
+  trees:
+    - local: tree
+      path: /opt
+      file_mode: 0600
+""", args="-p -d files", files=TREE_FILES)
+case("fcos", "1_6-clevis-custom-and-grub", F16 + """storage:
+  luks:
+    - name: data
+      device: /dev/vdb
+      clevis:
+        custom:
+          pin: sss
+          config: '{"t":1,"pins":{"tang":[{"url":"https://tang.example.com"}]}}'
+          needs_network: true
+grub:
+  users:
+    - name: root
+      password_hash: grub.pbkdf2.sha512.10000.ABCD
+""")
+
+# --- fcos 1.7.0 (base 0.7, Ignition 3.6.0)
+F17 = head("fcos", "1.7.0")
+case("fcos", "1_7-tree-modes-and-owner", F17 + """storage:
+  trees:
+    - local: tree
+      path: /opt/app
+      file_mode: 0640
+      dir_mode: 0750
+      user:
+        name: app
+      group:
+        id: 1000
+""", args="-p -d files", files=TREE_FILES)
+case("fcos", "1_7-tree-owner-only", F17 + """storage:
+  trees:
+    - local: tree
+      path: /opt/app
+      user:
+        id: 500
+""", args="-p -d files", files=TREE_FILES)
+case("fcos", "1_7-tree-override-file", F17 + """storage:
+  trees:
+    - local: tree
+      path: /opt/app
+      file_mode: 0600
+  files:
+    - path: /opt/app/etc/app.conf
+      mode: 0644
+""", args="-p -d files", files=TREE_FILES)
+case("fcos", "1_7-special-mode-bits", F17 + """storage:
+  files:
+    - path: /usr/local/bin/tool
+      mode: 06755
+      contents:
+        inline: tool
+""")
+case("fcos", "1_7-quadlets-unused", F17 + "systemd:\n" + QUADLET)
+case("fcos", "1_7-boot-mirror-luks", F17 + """boot_device:
+  layout: aarch64
+  luks:
+    tpm2: true
+    discard: true
+  mirror:
+    devices: [/dev/sda, /dev/sdb]
+""")
+case("fcos", "1_7-everyday", F17 + """passwd:
+  users:
+    - name: core
+      ssh_authorized_keys: [ssh-ed25519 AAAA core]
+systemd:
+  units:
+    - name: hello.service
+      enabled: true
+      contents: |
+        [Service]
+        ExecStart=/usr/bin/echo hi
+        [Install]
+        WantedBy=multi-user.target
+storage:
+  links:
+    - path: /etc/localtime
+      target: ../usr/share/zoneinfo/UTC
+kernel_arguments:
+  should_exist: [quiet]
+""")
+case("fcos", "1_7-ignition-3_6-merge", F17 + """ignition:
+  config:
+    merge:
+      - inline: '{"ignition": {"version": "3.6.0"}}'
+      - inline: '{"ignition": {"version": "3.7.0-experimental"}}'
+""")
+
+# --- fcos 1.8.0-experimental (base 0.8-experimental, Ignition 3.7.0-experimental)
+F18 = head("fcos", "1.8.0-experimental")
+case("fcos", "1_8-quadlets", F18 + "systemd:\n" + QUADLET)
+case("fcos", "1_8-quadlet-bad-extension", F18 + """systemd:
+  quadlets:
+    - name: web.service
+      contents: "[Service]"
+""")
+case("fcos", "1_8-quadlet-template", F18 + """systemd:
+  quadlets:
+    - name: web@.container
+      rootful: true
+      contents: |
+        [Container]
+        Image=quay.io/example/web:latest
+    - name: web@1.container
+      rootful: true
+    - name: web@2.container
+""")
+case("fcos", "1_8-quadlet-instance-contents", F18 + """systemd:
+  quadlets:
+    - name: web@1.container
+      contents: "[Container]"
+""")
+case("fcos", "1_8-quadlet-dropins-local", F18 + """systemd:
+  quadlets:
+    - name: db.container
+      contents_local: db.container
+      dropins:
+        - name: 10-env.conf
+          contents: |
+            [Container]
+            Environment=A=1
+        - name: 20-local.conf
+          contents_local: extra.conf
+""", args="-p -d files", files={"db.container": "[Container]\nImage=db\n", "extra.conf": "[Container]\nEnvironment=B=2\n"})
+case("fcos", "1_8-quadlet-both-contents", F18 + """systemd:
+  quadlets:
+    - name: db.container
+      contents: x
+      contents_local: db.container
+""", args="-p -d files", files={"db.container": "[Container]\n"})
+case("fcos", "1_8-quadlet-conflicts-with-file", F18 + """storage:
+  files:
+    - path: /etc/containers/systemd/web.container
+      contents:
+        inline: other
+systemd:
+  quadlets:
+    - name: web.container
+      rootful: true
+      contents: "[Container]"
+""")
+case("fcos", "1_8-tree-modes-boot-cex", F18 + """boot_device:
+  layout: s390x-eckd
+  luks:
+    device: /dev/dasda
+    cex:
+      enabled: true
+storage:
+  trees:
+    - local: tree
+      dir_mode: 0700
+      file_mode: 0600
+      group:
+        name: wheel
+""", args="-p -d files", files=TREE_FILES)
+
+# --- flatcar 1.2.0-experimental (base 0.8-experimental, Ignition 3.7.0-experimental)
+L12 = head("flatcar", "1.2.0-experimental")
+case("flatcar", "1_2-clevis-allowed", L12 + """storage:
+  luks:
+    - name: data
+      device: /dev/vdb
+      clevis:
+        tpm2: true
+        tang:
+          - url: https://tang.example.com
+            thumbprint: abc
+        threshold: 2
+""")
+case("flatcar", "1_2-cex-refused", L12 + """storage:
+  luks:
+    - name: data
+      device: /dev/vdb
+      cex:
+        enabled: true
+""")
+case("flatcar", "1_2-quadlets", L12 + "systemd:\n" + QUADLET)
+case("flatcar", "1_2-tree-modes", L12 + """storage:
+  trees:
+    - local: tree
+      path: /opt/bin
+      file_mode: 0755
+      user:
+        name: core
+      group:
+        name: core
+""", args="-p -d files", files=TREE_FILES)
+case("flatcar", "1_2-everyday", L12 + """passwd:
+  users:
+    - name: core
+      ssh_authorized_keys: [ssh-ed25519 AAAA core]
+storage:
+  files:
+    - path: /etc/flatcar/update.conf
+      mode: 0420
+      contents:
+        inline: |
+          REBOOT_STRATEGY=off
+  filesystems:
+    - device: /dev/disk/by-label/DATA
+      format: ext4
+      path: /var/data
+      with_mount_unit: true
+kernel_arguments:
+  should_exist: [flatcar.autologin]
+""")
+case("flatcar", "1_2-boot-device-unused", L12 + """boot_device:
+  luks:
+    tpm2: true
+grub:
+  users:
+    - name: root
+      password_hash: x
+""")
+case("flatcar", "1_2-special-mode-bits", L12 + """storage:
+  files:
+    - path: /opt/bin/tool
+      mode: 04755
+      contents:
+        inline: tool
+""")
+case("flatcar", "1_1-quadlets-unused", head("flatcar", "1.1.0") + "systemd:\n" + QUADLET)
+
+# --- r4e 1.2.0-experimental and fiot 1.1.0-experimental
+for group, version, tag in [("r4e", "1.2.0-experimental", "1_2"), ("fiot", "1.1.0-experimental", "1_1")]:
+    H = head(group, version)
+    case(group, f"{tag}-quadlets-and-tree", H + "systemd:\n" + QUADLET + """storage:
+  trees:
+    - local: tree
+      path: /opt/app
+      dir_mode: 0755
+""", args="-p -d files", files=TREE_FILES)
+    case(group, f"{tag}-storage-refused", H + """kernel_arguments:
+  should_exist: [quiet]
+storage:
+  disks:
+    - device: /dev/vdb
+      wipe_table: true
+  filesystems:
+    - device: /dev/vdb1
+      format: xfs
+  luks:
+    - name: data
+      device: /dev/vdc
+  raid:
+    - name: md0
+      level: raid1
+      devices: [/dev/vdd, /dev/vde]
+""")
+    case(group, f"{tag}-everyday", H + """passwd:
+  users:
+    - name: admin
+      groups: [wheel]
+      ssh_authorized_keys: [ssh-ed25519 AAAA admin]
+storage:
+  files:
+    - path: /etc/motd
+      contents:
+        inline: hello
+      mode: 0644
+""")
+
+# --- openshift 4.19.0 - 4.23.0-experimental
+def oc(version, body):
+    return head("openshift", version) + OC_META + body
+
+
+LUKS = """storage:
+  luks:
+    - name: data
+      device: /dev/vdb
+      clevis:
+        tpm2: true
+    - name: other
+      device: /dev/vdc
+      options: [--cipher, aes-xts-plain64]
+      clevis:
+        tpm2: true
+openshift:
+  fips: true
+"""
+case("openshift", "4_19-fips-luks", oc("4.19.0", LUKS))
+case("openshift", "4_20-fips-luks", oc("4.20.0", LUKS))
+case("openshift", "4_23-fips-luks", oc("4.23.0-experimental", LUKS), args="-p -r")
+BOOT_CEX = """boot_device:
+  layout: s390x-eckd
+  luks:
+    device: /dev/dasda
+    cex:
+      enabled: true
+"""
+case("openshift", "4_19-boot-cex-missing-karg", oc("4.19.0", BOOT_CEX))
+case("openshift", "4_21-boot-cex-with-karg", oc("4.21.0", BOOT_CEX + """openshift:
+  kernel_arguments: [rd.luks.key=/etc/luks/cex.key]
+"""))
+case("openshift", "4_22-root-luks-cex-missing-karg", oc("4.22.0", """storage:
+  luks:
+    - name: root
+      device: /dev/dasda2
+      cex:
+        enabled: true
+"""))
+GRUB = """grub:
+  users:
+    - name: root
+      password_hash: grub.pbkdf2.sha512.10000.ABCD
+"""
+case("openshift", "4_19-grub", oc("4.19.0", GRUB))
+case("openshift", "4_23-grub-as-contents", oc("4.23.0-experimental", GRUB))
+case("openshift", "4_23-grub-raw", oc("4.23.0-experimental", GRUB), args="-p -r")
+case("openshift", "4_23-quadlets", oc("4.23.0-experimental", "systemd:\n" + QUADLET))
+case("openshift", "4_20-partition-reused-by-label", oc("4.20.0", """storage:
+  disks:
+    - device: /dev/vdb
+      partitions:
+        - label: data
+"""))
+case("openshift", "4_21-mount-unit-outside-etc-var", oc("4.21.0", """storage:
+  filesystems:
+    - device: /dev/vdb1
+      path: /srv
+      format: xfs
+      with_mount_unit: true
+"""))
+case("openshift", "4_22-tree-modes-unused", oc("4.22.0", """storage:
+  trees:
+    - local: tree
+      file_mode: 0600
+"""), args="-p -d files", files=TREE_FILES)
+case("openshift", "4_24-no-translator", head("openshift", "4.24.0") + OC_META)
+case("fcos", "1_9-no-translator", head("fcos", "1.9.0-experimental"))
