@@ -60,3 +60,26 @@ case("flow-mapping", "{variant: fcos, version: 1.5.0, storage: {files: [{path: /
 case("empty-document", "")
 case("only-comments", "# nothing here\n")
 case("only-document-marker", "---\n")
+
+# Roots that are not mappings (go-yaml names the tag it resolved), malformed UTF-8 (its
+# reader's words), and more shapes compared with the reference.
+for tag, body in [("seq", "[1, 2]\n"), ("int", "5\n"), ("bool", "true\n"), ("float", "1.5\n"),
+                  ("hex", "0x1F\n"), ("quoted", '"quoted"\n'), ("long", "hello world this is long\n")]:
+    case(f"root-{tag}", body)
+for tag, bad in [("leading", b"\xff"), ("incomplete", b"\xc3"), ("trailing", b"\xc3\x28"),
+                 ("overlong", b"\xc0\x80"), ("surrogate", b"\xed\xa0\x80"),
+                 ("beyond", b"\xf4\x90\x80\x80")]:
+    case(f"utf8-{tag}", b"variant: flatcar\nversion: 1.1.0\nx: a" + bad + b"\n")
+FL = "variant: flatcar\nversion: 1.1.0\n"
+case("flow-map-multiline", FL + "storage: {files: [{path: /a,\n  mode: 0644}]}\n")
+case("flow-trailing-comma", FL + "storage: {files: [{path: /a},]}\n")
+case("dquote-escapes", FL + 'storage:\n  files:\n    - path: "/a\\x41\\u00e9\\N"\n')
+case("dquote-bad-escape", FL + 'storage:\n  files:\n    - path: "/a\\q"\n')
+case("squote-multiline", FL + "storage:\n  files:\n    - path: '/a\n        b'\n")
+case("plain-multiline-under-key", FL + "storage:\n  files:\n    - path: /a\n        b\n")
+case("complex-key", FL + "? storage\n: files: []\n")
+case("null-list-item-unused", FL + "storage:\n  files:\n    - ~\n    - path: /a\n      bogus: 1\n")
+case("dup-nested-unused", FL + "bogus:\n  a: 1\n  a: 2\n")
+case("anchor-redefined", FL + "a: &x 1\nb: &x 2\nc: *x\n")
+case("cr-only-line-ends", (FL + "storage:\n  files: []\n").replace("\n", "\r"))
+case("nel-in-plain", FL + "storage:\n  files:\n    - path: /a\u0085b\n")

@@ -271,8 +271,8 @@ fn read(bytes: &[u8]) -> Result<Read, Outcome> {
         Err(e) => {
             return Err(Outcome::failed(
                 format!(
-                    "Error unmarshaling yaml: yaml: invalid UTF-8 at byte {}",
-                    e.valid_up_to()
+                    "Error unmarshaling yaml: yaml: {}",
+                    yaml::utf8_problem(bytes, e.valid_up_to())
                 ),
                 Vec::new(),
             ));
@@ -317,14 +317,19 @@ fn read(bytes: &[u8]) -> Result<Read, Outcome> {
         && !matches!(&root.value, Value::Plain(s) if s.is_empty())
     {
         let found = match &root.value {
-            Value::Plain(t) | Value::String(t) => format!("!!str `{}`", de::short(t)),
+            Value::Plain(t) => format!(
+                "{} `{}`",
+                crate::yaml::resolve::resolve(t).tag(),
+                de::short(t)
+            ),
+            Value::String(t) => format!("!!str `{}`", de::short(t)),
             Value::Array(_) => "!!seq".into(),
             _ => "!!map".into(),
         };
         let line = src.locate(root.start).line;
         return Err(Outcome::failed(
             format!(
-                "Error unmarshaling yaml: yaml: unmarshal errors:\n  line {line}: cannot unmarshal {found} into a Butane config (a mapping)"
+                "Error unmarshaling yaml: yaml: unmarshal errors:\n  line {line}: cannot unmarshal {found} into config.commonFields"
             ),
             Vec::new(),
         ));

@@ -115,6 +115,45 @@ pub fn parse(text: &str) -> Result<Document, SyntaxError> {
     })
 }
 
+/// go-yaml's words for the malformed UTF-8 sequence starting at byte `at` of `bytes` (its
+/// reader's checks, in its order: the leading byte, a sequence cut short, a trailing byte, an
+/// overlong form, a code point outside Unicode).
+pub fn utf8_problem(bytes: &[u8], at: usize) -> &'static str {
+    let rest = &bytes[at.min(bytes.len())..];
+    let Some(&lead) = rest.first() else {
+        return "incomplete UTF-8 octet sequence";
+    };
+    let (width, mut value) = match lead {
+        b if b & 0x80 == 0 => (1, u32::from(b)),
+        b if b & 0xE0 == 0xC0 => (2, u32::from(b & 0x1F)),
+        b if b & 0xF0 == 0xE0 => (3, u32::from(b & 0x0F)),
+        b if b & 0xF8 == 0xF0 => (4, u32::from(b & 0x07)),
+        _ => return "invalid leading UTF-8 octet",
+    };
+    if rest.len() < width {
+        return "incomplete UTF-8 octet sequence";
+    }
+    for &b in &rest[1..width] {
+        if b & 0xC0 != 0x80 {
+            return "invalid trailing UTF-8 octet";
+        }
+        value = (value << 6) | u32::from(b & 0x3F);
+    }
+    let shortest = match width {
+        1 => true,
+        2 => value >= 0x80,
+        3 => value >= 0x800,
+        _ => value >= 0x10000,
+    };
+    if !shortest {
+        return "invalid length of a UTF-8 sequence";
+    }
+    if (0xD800..=0xDFFF).contains(&value) || value > 0x10FFFF {
+        return "invalid Unicode character";
+    }
+    "invalid leading UTF-8 octet"
+}
+
 /// The mark of byte offset `pos` (lines counted at `\n`).
 fn mark_of(text: &str, pos: usize) -> Mark {
     let before = &text[..pos];
@@ -641,6 +680,17 @@ mod tests {
         );
         // Nothing after the first document is read beyond the token that ends it.
         assert!(parse("a: 1\n---\n[broken\n").is_ok());
+    }
+
+    #[test]
+    fn utf8_problems_in_go_yaml_words() {
+        let at = |b: &[u8]| utf8_problem(b, 0);
+        assert_eq!(at(b"\xff"), "invalid leading UTF-8 octet");
+        assert_eq!(at(b"\xc3"), "incomplete UTF-8 octet sequence");
+        assert_eq!(at(b"\xc3\x28"), "invalid trailing UTF-8 octet");
+        assert_eq!(at(b"\xc0\x80"), "invalid length of a UTF-8 sequence");
+        assert_eq!(at(b"\xed\xa0\x80"), "invalid Unicode character");
+        assert_eq!(at(b"\xf4\x90\x80\x80"), "invalid Unicode character");
     }
 
     #[test]
