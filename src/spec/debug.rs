@@ -2,6 +2,7 @@
 //! set is (`TranslationSet: yaml → json`, then one `$.source → $.output` line per output
 //! path, sorted by output path).
 
+use super::openshift::MachineConfig;
 use super::pathmap::PathMap;
 use crate::tree::{JsonPath, Node};
 
@@ -24,18 +25,77 @@ fn paths(value: &serde_json::Value, at: &JsonPath, out: &mut Vec<JsonPath>) {
 }
 
 /// The translation listing for the output `json` (the Ignition config as written), with
-/// `root` the Butane document.
-pub fn translations(json: &[u8], map: &PathMap, root: &Node) -> String {
+/// `root` the Butane document; `wrapper` is the MachineConfig around it for OpenShift
+/// (`Some(None)` with `--raw`, where upstream still lists the root).
+pub fn translations(
+    json: &[u8],
+    map: &PathMap,
+    root: &Node,
+    wrapper: Option<Option<&MachineConfig>>,
+) -> String {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(json) else {
         return String::new();
     };
     let mut all = Vec::new();
     paths(&value, &JsonPath::root(), &mut all);
-    let mut lines: Vec<(String, String)> = all
-        .iter()
-        .filter(|p| !p.is_root())
-        .map(|p| (p.to_string(), format!("{} → {}", source(map, p, root), p)))
-        .collect();
+    let mut lines: Vec<(String, String)> = Vec::new();
+    let mut add = |from: String, to: String| {
+        let line = format!("{from} → {to}");
+        lines.push((to, line));
+    };
+    let config_at = match wrapper {
+        Some(Some(mc)) => {
+            // The MachineConfig's own fields, then the config under `spec.config`.
+            let version = "$.version".to_string();
+            for to in ["$.apiVersion", "$.kind", "$.spec"] {
+                add(version.clone(), to.into());
+            }
+            for p in ["$.metadata", "$.metadata.labels", "$.metadata.name"] {
+                add(p.into(), p.into());
+            }
+            for k in mc.labels.keys() {
+                let p = format!("$.metadata.labels.{k}");
+                add(p.clone(), p);
+            }
+            let mut list = |from: &str, to: &str, items: &[String]| {
+                if !items.is_empty() {
+                    add(format!("$.openshift.{from}"), format!("$.spec.{to}"));
+                    for i in 0..items.len() {
+                        add(
+                            format!("$.openshift.{from}.{i}"),
+                            format!("$.spec.{to}.{i}"),
+                        );
+                    }
+                }
+            };
+            list("extensions", "extensions", &mc.spec.extensions);
+            list(
+                "kernel_arguments",
+                "kernelArguments",
+                &mc.spec.kernel_arguments,
+            );
+            if mc.spec.fips.is_some() {
+                add("$.openshift.fips".into(), "$.spec.fips".into());
+            }
+            if mc.spec.kernel_type.is_some() {
+                add("$.openshift.kernel_type".into(), "$.spec.kernelType".into());
+            }
+            Some("$.spec.config")
+        }
+        Some(None) => Some("$"),
+        None => None,
+    };
+    if let Some(at) = config_at {
+        add("$".into(), at.into());
+    }
+    let prefix = match config_at {
+        Some("$.spec.config") => "$.spec.config",
+        _ => "$",
+    };
+    for p in all.iter().filter(|p| !p.is_root()) {
+        let to = format!("{prefix}{}", &p.to_string()[1..]);
+        add(source(map, p, root).to_string(), to);
+    }
     lines.sort();
     let mut out = String::from("TranslationSet: yaml → json\n");
     for (_, line) in lines {

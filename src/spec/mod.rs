@@ -760,7 +760,12 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     }
     if opts.debug {
         let json = legacy::to_json(&cfg, spec.ignition, false);
-        outcome.translations = Some(debug::translations(&json, &map, &root));
+        let wrapper = match (&machine_config, opts.raw) {
+            (Some(mc), false) => Some(Some(mc)),
+            (Some(_), true) => Some(None),
+            (None, _) => None,
+        };
+        outcome.translations = Some(debug::translations(&json, &map, &root, wrapper));
     }
 
     // Fields the variant does not allow.
