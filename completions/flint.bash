@@ -34,6 +34,9 @@ _flint() {
             flint,plan)
                 cmd="flint__subcmd__plan"
                 ;;
+            flint,rmcfg)
+                cmd="flint__subcmd__rmcfg"
+                ;;
             flint,schema)
                 cmd="flint__subcmd__schema"
                 ;;
@@ -61,6 +64,9 @@ _flint() {
             flint__subcmd__help,plan)
                 cmd="flint__subcmd__help__subcmd__plan"
                 ;;
+            flint__subcmd__help,rmcfg)
+                cmd="flint__subcmd__help__subcmd__rmcfg"
+                ;;
             flint__subcmd__help,schema)
                 cmd="flint__subcmd__help__subcmd__schema"
                 ;;
@@ -77,7 +83,7 @@ _flint() {
 
     case "${cmd}" in
         flint)
-            opts="-h -V --help --version plan apply translate validate migrate schema completions man help"
+            opts="-h -V --help --version plan apply rmcfg translate validate migrate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -91,7 +97,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__apply)
-            opts="-h --root --config-source --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -102,6 +108,14 @@ _flint() {
                     return 0
                     ;;
                 --config-source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fetch-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -151,7 +165,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__help)
-            opts="plan apply translate validate migrate schema completions man help"
+            opts="plan apply rmcfg translate validate migrate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -248,6 +262,20 @@ _flint() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        flint__subcmd__help__subcmd__rmcfg)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         flint__subcmd__help__subcmd__schema)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -331,7 +359,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__plan)
-            opts="-h --root --config-source --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -342,6 +370,14 @@ _flint() {
                     return 0
                     ;;
                 --config-source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fetch-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -367,6 +403,24 @@ _flint() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__rmcfg)
+            opts="-h --platform --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

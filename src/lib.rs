@@ -7,6 +7,7 @@ pub mod fetch;
 pub mod ignition;
 pub mod json;
 pub mod migrate;
+pub mod platform;
 pub mod provision;
 pub mod schema;
 pub mod spec;

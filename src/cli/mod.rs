@@ -26,6 +26,9 @@ pub enum Command {
     Plan(provision::ProvisionArgs),
     /// Provision the machine from a config (disks, filesystems, files, users, units).
     Apply(provision::ProvisionArgs),
+    /// Delete the config from the hypervisor after the first boot (vmware, virtualbox), as
+    /// upstream's ignition-rmcfg.
+    Rmcfg(provision::RmcfgArgs),
     /// Translate a Butane config into an Ignition config (the same as `butane`).
     Translate(translate::TranslateArgs),
     /// Check Ignition and Butane configs (files or directories), many at once.
@@ -53,6 +56,7 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Plan(args) => provision::run(&args, false),
         Command::Apply(args) => provision::run(&args, true),
+        Command::Rmcfg(args) => provision::rmcfg(&args),
         Command::Translate(args) => translate::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Migrate(args) => migrate::run(&args),
