@@ -76,10 +76,9 @@ pub fn parse_any(
         }
         let parsed = ignition::parse(bytes).map_err(|d| err(None, format!("{name}: {d}")))?;
         let issues = ignition::validate::validate(&parsed.config, parsed.version);
-        if let Some(e) = issues
-            .iter()
-            .find(|i| i.severity == crate::diag::Severity::Error)
-        {
+        if let Some(e) = issues.iter().find(|i| {
+            i.severity == crate::diag::Severity::Error && !flatcar_accepts(&parsed.config, i)
+        }) {
             return Err(err(
                 Some(e.path.clone()),
                 format!("{name}: invalid config: {}", e.message),
@@ -104,6 +103,30 @@ pub fn parse_any(
             ))
         }
     }
+}
+
+/// Whether Flatcar's Ignition takes what the upstream rules refuse in `issue`: an `oem://`
+/// source (Flatcar's patches 0012 and 0013 accept the scheme in every 3.x version), which
+/// the provisioner fetches from the OEM partition.
+pub fn flatcar_accepts(config: &Config, issue: &crate::ignition::validate::Issue) -> bool {
+    if issue.message != "invalid url scheme" {
+        return false;
+    }
+    let json = crate::json::to_vec(config, false);
+    let Ok(tree) = crate::json::parse(&json) else {
+        return false;
+    };
+    let node = tree.deepest(&issue.path);
+    let source = match &node.value {
+        crate::tree::Value::String(s) => Some(s.as_str()),
+        _ => node.get("source").and_then(|e| match &e.value.value {
+            crate::tree::Value::String(s) => Some(s.as_str()),
+            _ => None,
+        }),
+    };
+    source
+        .and_then(|s| s.split_once(':'))
+        .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("oem"))
 }
 
 /// Reads the user config from a file.
