@@ -495,7 +495,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__validate)
-            opts="-s -d -h --strict --format --color --files-dir --help"
+            opts="-s -d -h --strict --format --color --rules --files-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -507,6 +507,10 @@ _flint() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -W "flatcar upstream" -- "${cur}"))
                     return 0
                     ;;
                 --files-dir)

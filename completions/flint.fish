@@ -94,6 +94,8 @@ github\t'GitHub Actions workflow commands (`::error file=…,line=…,col=…::�
 complete -c flint -n "__fish_flint_using_subcommand validate" -l color -d 'Colour human output and show the source around each problem, as Butane does' -r -f -a "auto\t'When standard output is a terminal and NO_COLOR is not set'
 always\t'Always'
 never\t'Never: the upstream validator\'s plain lines'"
+complete -c flint -n "__fish_flint_using_subcommand validate" -l rules -d 'Whose rules Ignition configs are validated by' -r -f -a "flatcar\t'Flatcar\'s ignition-validate: upstream\'s rules, and `oem://` sources are accepted'
+upstream\t'Upstream\'s ignition-validate exactly: `oem://` is an invalid url scheme'"
 complete -c flint -n "__fish_flint_using_subcommand validate" -s d -l files-dir -d 'The files directory for Butane `local` references (default: a `files` directory beside each config, when there is one)' -r -F
 complete -c flint -n "__fish_flint_using_subcommand validate" -s s -l strict -d 'Treat warnings as failures'
 complete -c flint -n "__fish_flint_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'

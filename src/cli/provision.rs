@@ -54,7 +54,7 @@ pub struct ProvisionArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// The config: Ignition 3.0–3.4 JSON or Butane YAML.
+    /// The config: Ignition 3.x JSON (3.0.0–3.7.0-experimental) or Butane YAML.
     pub config: Option<PathBuf>,
 }
 

@@ -1,7 +1,8 @@
-//! Plain-HTTP GETs sent from a privileged source port (1–1023), which Scaleway's metadata
-//! service requires so that only root on the instance can read the user data. ureq cannot
-//! choose the local port, so this is a small HTTP/1.1 client of its own: one request per
-//! connection, `Connection: close`, Content-Length or chunked bodies.
+//! Plain-HTTP GETs that ureq cannot make: from a privileged source port (1–1023), which
+//! Scaleway's metadata service requires so that only root on the instance can read the user
+//! data, and to IPv6 link-local hosts with a zone (`http://[fe80::a9fe:a9fe%25eth0]/`,
+//! OpenStack's metadata service). A small HTTP/1.1 client: one request per connection,
+//! `Connection: close`, Content-Length or chunked bodies.
 
 use super::url::{Url, redact};
 use std::io::{Read, Write};
@@ -23,17 +24,34 @@ pub fn get(
     total: Duration,
     limit: u64,
 ) -> Result<Reply, String> {
+    get_from(url, headers, total, limit, true)
+}
+
+/// As [`get`], from any source port (for hosts with an IPv6 zone).
+pub fn get_any_port(
+    url: &str,
+    headers: &[(String, String)],
+    total: Duration,
+    limit: u64,
+) -> Result<Reply, String> {
+    get_from(url, headers, total, limit, false)
+}
+
+fn get_from(
+    url: &str,
+    headers: &[(String, String)],
+    total: Duration,
+    limit: u64,
+    low: bool,
+) -> Result<Reply, String> {
     let u = Url::parse(url)?;
     if u.scheme != "http" {
-        return Err(format!(
-            "{}: only http is supported from a low port",
-            redact(url)
-        ));
+        return Err(format!("{}: only http is supported here", redact(url)));
     }
     let deadline = Instant::now() + total;
     let mut delay = Duration::from_millis(100);
     loop {
-        let err = match attempt(&u, headers, deadline, limit) {
+        let err = match attempt(&u, headers, deadline, limit, low) {
             Ok(r) if r.status < 500 => return Ok(r),
             Ok(r) => format!("GET {}: server error {}", redact(url), r.status),
             Err(e) => format!("GET {}: {e}", redact(url)),
@@ -46,28 +64,54 @@ pub fn get(
     }
 }
 
+/// The address of `host` (a name, an IPv4 or IPv6 literal, IPv6 with `%25ZONE`).
+fn address(host: &str, port: u16) -> Result<SocketAddr, String> {
+    if let Some((ip, zone)) = host.split_once("%25").or_else(|| host.split_once('%')) {
+        let ip: std::net::Ipv6Addr = ip.parse().map_err(|_| format!("bad IPv6 address {ip}"))?;
+        let name = std::ffi::CString::new(zone).map_err(|_| "bad zone")?;
+        // SAFETY: a valid NUL-terminated interface name.
+        let index = unsafe { libc::if_nametoindex(name.as_ptr()) };
+        if index == 0 {
+            return Err(format!("no network interface {zone}"));
+        }
+        return Ok(SocketAddr::V6(std::net::SocketAddrV6::new(
+            ip, port, 0, index,
+        )));
+    }
+    (host, port)
+        .to_socket_addrs()
+        .map_err(|e| e.to_string())?
+        .next()
+        .ok_or_else(|| "no address".to_string())
+}
+
 fn attempt(
     u: &Url,
     headers: &[(String, String)],
     deadline: Instant,
     limit: u64,
+    low: bool,
 ) -> Result<Reply, String> {
-    let addr = (u.bare_host(), u.port)
-        .to_socket_addrs()
-        .map_err(|e| e.to_string())?
-        .next()
-        .ok_or("no address")?;
-    let mut s = connect_from_low_port(addr)?;
+    let addr = address(u.bare_host(), u.port)?;
     let left = deadline
         .saturating_duration_since(Instant::now())
-        .max(Duration::from_millis(1));
-    s.set_read_timeout(Some(left.min(Duration::from_secs(10))))
-        .ok();
-    s.set_write_timeout(Some(left.min(Duration::from_secs(10))))
-        .ok();
+        .max(Duration::from_millis(1))
+        .min(Duration::from_secs(10));
+    let mut s = if low {
+        connect_from_low_port(addr)?
+    } else {
+        TcpStream::connect_timeout(&addr, left).map_err(|e| e.to_string())?
+    };
+    s.set_read_timeout(Some(left)).ok();
+    s.set_write_timeout(Some(left)).ok();
+    // The zone is local to this machine: not part of the Host header.
+    let host = match u.host.split_once('%') {
+        Some((h, _)) => format!("{h}]"),
+        None => u.host.clone(),
+    };
     let mut req = format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
-        u.path, u.host
+        "GET {} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n",
+        u.path
     );
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
@@ -235,6 +279,32 @@ fn parse(raw: &[u8], limit: u64) -> Result<Reply, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zoned_ipv6_hosts() {
+        let a = address("fe80::a9fe:a9fe%25lo", 80).unwrap();
+        assert!(matches!(a, SocketAddr::V6(v) if v.scope_id() > 0));
+        assert!(address("fe80::1%25no-such-if", 80).is_err());
+        // A request over it reaches a server on the loopback interface.
+        let l = std::net::TcpListener::bind("[::1]:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            let mut b = [0u8; 1024];
+            let n = c.read(&mut b).unwrap();
+            assert!(String::from_utf8_lossy(&b[..n]).contains("Host: [::1]\r\n"));
+            c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .unwrap();
+        });
+        let r = get_any_port(
+            &format!("http://[::1%25lo]:{port}/x"),
+            &[],
+            Duration::from_secs(5),
+            100,
+        )
+        .unwrap();
+        assert_eq!(r.body, b"ok");
+    }
 
     #[test]
     fn parses_responses() {

@@ -5,11 +5,13 @@ pub mod legacy;
 pub mod merge;
 pub mod parse;
 pub mod types;
+pub mod upgrade;
 pub mod validate;
 pub mod version;
 
 pub use parse::{Parsed, parse};
 pub use types::Config;
+pub use upgrade::upgrade;
 pub use version::Version;
 
 use crate::diag::Diagnostic;
@@ -17,6 +19,11 @@ use crate::diag::Diagnostic;
 /// Everything the upstream validator would report about `bytes`: a read failure, or the
 /// validation findings followed by unused-key warnings.
 pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
+    check_with(bytes, validate::Options::UPSTREAM)
+}
+
+/// [`check`] with the validator `options` name (e.g. Flatcar's, which accepts `oem://`).
+pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
     if let Some((tree, version)) = legacy_tree(bytes) {
         return legacy::check(bytes, tree, version);
     }
@@ -24,7 +31,7 @@ pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
         Err(d) => vec![d],
         Ok(p) => {
             let src = crate::tree::Source::new(bytes);
-            let issues = validate::validate(&p.config, p.version);
+            let issues = validate::validate_with(&p.config, p.version, options);
             let mut out = validate::locate(issues, &p.tree, &src);
             out.extend(p.warnings);
             out

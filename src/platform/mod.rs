@@ -334,6 +334,25 @@ pub fn url_needs_network(url: &str) -> bool {
     !matches!(url.split(':').next().unwrap_or(""), "data" | "oem" | "")
 }
 
+/// Whether getting the user config needs the network (what upstream's fetch-offline stage
+/// decides before bringing the network up): a URL on the kernel command line decides by its
+/// scheme, a labelled device or a `user.ign` needs none, else the platform says. (Resources
+/// the config then references are another matter: see [`url_needs_network`].)
+pub fn source_needs_network(platform: &dyn Platform, places: &Places) -> bool {
+    let text = std::fs::read_to_string(&places.cmdline).unwrap_or_default();
+    let r = cmdline::parse(&text);
+    if let Some(url) = &r.url {
+        return url_needs_network(url);
+    }
+    if r.device.is_some() && r.path.is_some() {
+        return false;
+    }
+    if matches!(places.system.user_config(), Ok(Some(_))) {
+        return false;
+    }
+    platform.needs_network()
+}
+
 /// The user data, where upstream looks for it: the kernel command line (a URL, or a
 /// labelled device), then `user.ign` in the system config directories, then the platform.
 pub fn acquire(platform: &dyn Platform, cx: &Context) -> Result<UserData, String> {
@@ -375,6 +394,32 @@ mod tests {
             name_from_cmdline("flatcar.oem.id=qemu coreos.oem.id=ec2", &t),
             "aws"
         );
+        std::fs::remove_dir_all(&t).unwrap();
+    }
+
+    #[test]
+    fn which_sources_need_the_network() {
+        let t = std::env::temp_dir().join(format!("flint-neednet-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&t);
+        std::fs::create_dir_all(&t).unwrap();
+        let places = Places {
+            cmdline: t.join("cmdline"),
+            system: system::SystemDirs::under(&t.join("sys")),
+            ..Places::default()
+        };
+        let aws = get("aws").unwrap();
+        let qemu = get("qemu").unwrap();
+        std::fs::write(&places.cmdline, "quiet").unwrap();
+        assert!(source_needs_network(aws, &places));
+        assert!(!source_needs_network(qemu, &places));
+        std::fs::write(&places.cmdline, "ignition.config.url=data:,{}").unwrap();
+        assert!(!source_needs_network(aws, &places));
+        std::fs::write(&places.cmdline, "ignition.config.url=tftp://h/c.ign").unwrap();
+        assert!(source_needs_network(qemu, &places));
+        std::fs::write(&places.cmdline, "quiet").unwrap();
+        std::fs::create_dir_all(&places.system.vendor).unwrap();
+        std::fs::write(places.system.vendor.join("user.ign"), "{}").unwrap();
+        assert!(!source_needs_network(aws, &places));
         std::fs::remove_dir_all(&t).unwrap();
     }
 

@@ -1,5 +1,5 @@
 //! Config acquisition: find the user config (a file, the kernel command line, QEMU fw_cfg),
-//! read it whatever its form (Ignition 3.0–3.4, spec 1 or 2.x translated as Flatcar does, or
+//! read it whatever its form (Ignition 3.x, spec 1 or 2.x translated as Flatcar does, or
 //! Butane), merge base configs underneath, and
 //! resolve `ignition.config.replace` and `merge` recursively, depth first, as upstream does.
 
@@ -69,31 +69,32 @@ pub fn parse_any(
     if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
         if let Some((tree, version)) = ignition::legacy_tree(bytes) {
             // Spec 1 and 2.x configs are translated to 3.x as Flatcar's Ignition does.
-            let mut config = ignition::legacy::translate_bytes(bytes, tree, version)
+            let config = ignition::legacy::translate_bytes(bytes, tree, version)
                 .map_err(|e| err(e.path, format!("{name}: legacy config: {}", e.message)))?;
-            config.ignition.version = ignition::Version::NEWEST.to_string();
-            return Ok(config);
+            // The translation gives a 3.1.0 config, which goes up the chain as any other.
+            return Ok(ignition::upgrade(config, ignition::Version::V3_1));
         }
         let parsed = ignition::parse(bytes).map_err(|d| err(None, format!("{name}: {d}")))?;
-        let issues = ignition::validate::validate(&parsed.config, parsed.version);
-        if let Some(e) = issues.iter().find(|i| {
-            i.severity == crate::diag::Severity::Error && !flatcar_accepts(&parsed.config, i)
-        }) {
+        // Flatcar's rules: its Ignition fetches `oem://` sources.
+        let issues = ignition::validate::validate_with(
+            &parsed.config,
+            parsed.version,
+            ignition::validate::Options::FLATCAR,
+        );
+        if let Some(e) = issues
+            .iter()
+            .find(|i| i.severity == crate::diag::Severity::Error)
+        {
             return Err(err(
                 Some(e.path.clone()),
                 format!("{name}: invalid config: {}", e.message),
             ));
         }
-        let mut config = parsed.config;
-        config.ignition.version = ignition::Version::NEWEST.to_string();
-        return Ok(config);
+        return Ok(ignition::upgrade(parsed.config, parsed.version));
     }
     let outcome = crate::spec::translate(bytes, crate::spec::Options { files_dir });
     match (outcome.config, outcome.failure) {
-        (Some(mut c), _) => {
-            c.ignition.version = ignition::Version::NEWEST.to_string();
-            Ok(c)
-        }
+        (Some(c), _) => Ok(ignition::upgrade::upgrade_declared(c)),
         (None, failure) => {
             let first = outcome.diagnostics.iter().find(|d| d.is_error());
             let detail = first.map(|d| d.to_string()).or(failure).unwrap_or_default();
@@ -103,30 +104,6 @@ pub fn parse_any(
             ))
         }
     }
-}
-
-/// Whether Flatcar's Ignition takes what the upstream rules refuse in `issue`: an `oem://`
-/// source (Flatcar's patches 0012 and 0013 accept the scheme in every 3.x version), which
-/// the provisioner fetches from the OEM partition.
-pub fn flatcar_accepts(config: &Config, issue: &crate::ignition::validate::Issue) -> bool {
-    if issue.message != "invalid url scheme" {
-        return false;
-    }
-    let json = crate::json::to_vec(config, false);
-    let Ok(tree) = crate::json::parse(&json) else {
-        return false;
-    };
-    let node = tree.deepest(&issue.path);
-    let source = match &node.value {
-        crate::tree::Value::String(s) => Some(s.as_str()),
-        _ => node.get("source").and_then(|e| match &e.value.value {
-            crate::tree::Value::String(s) => Some(s.as_str()),
-            _ => None,
-        }),
-    };
-    source
-        .and_then(|s| s.split_once(':'))
-        .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("oem"))
 }
 
 /// Reads the user config from a file.

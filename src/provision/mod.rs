@@ -259,14 +259,23 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         .map_err(|e| fail(e.path, e.message))?;
         (full, fetcher, origin)
     };
-    let issues = crate::ignition::validate::validate(&config, crate::ignition::Version::NEWEST);
-    if let Some(e) = issues.iter().find(|i| {
-        i.severity == crate::diag::Severity::Error && !acquire::flatcar_accepts(&config, i)
-    }) {
+    let issues = crate::ignition::validate::validate_with(
+        &config,
+        crate::ignition::Version::NEWEST,
+        crate::ignition::validate::Options::FLATCAR,
+    );
+    if let Some(e) = issues
+        .iter()
+        .find(|i| i.severity == crate::diag::Severity::Error)
+    {
         return Err(fail(
             Some(e.path.clone()),
             format!("the final config is invalid: {}", e.message),
         ));
+    }
+    // Valid, but asking for what this provisioner cannot do: refused before any disk is touched.
+    if let Some(e) = crate::ignition::validate::unsupported_by_provisioner(&config).first() {
+        return Err(fail(Some(e.path.clone()), e.message.clone()));
     }
     let fetched = resources::fetch_all(&config, &fetcher).map_err(|e| {
         fail(

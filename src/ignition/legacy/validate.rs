@@ -58,7 +58,7 @@ pub fn check_url(s: &str, v: LegacyVersion) -> Result<(), String> {
         return Ok(());
     }
     let u = parse_url(s)?;
-    match u.scheme {
+    match u.scheme.as_str() {
         "http" | "https" | "oem" => Ok(()),
         "tftp" if v >= LegacyVersion::V2_1 => Ok(()),
         "s3" if v >= LegacyVersion::V2_1 => {
@@ -118,7 +118,7 @@ fn headers(r: &mut Rules, list: &[HttpHeader], source: &str, path: &JsonPath) {
     }
     match parse_url(source) {
         Err(_) => r.error(p, "unable to parse url"),
-        Ok(u) if !matches!(u.scheme, "http" | "https") => {
+        Ok(u) if !matches!(u.scheme.as_str(), "http" | "https") => {
             r.error(p, "cannot use HTTP headers with this source scheme")
         }
         Ok(_) => {}
