@@ -70,12 +70,9 @@ impl Default for Settings {
 }
 
 /// Whether fetching `url` needs the network: everything but `data:` and `oem:` (upstream
-/// counts `oem:` too; Flatcar's OEM partition is local).
+/// counts `oem:` too; Flatcar's OEM partition is local). Schemes compare in lower case.
 pub fn needs_network(url: &str) -> bool {
-    let scheme = url.split(':').next().unwrap_or("");
-    !(scheme.is_empty()
-        || scheme.eq_ignore_ascii_case("data")
-        || scheme.eq_ignore_ascii_case("oem"))
+    crate::platform::url_needs_network(&url.to_ascii_lowercase())
 }
 
 /// What an offline fetch of a network source fails with.

@@ -315,23 +315,11 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
 }
 
 /// Whether fetching the user config from `p` needs the network, as upstream's fetch-offline
-/// stage finds out: a URL on the kernel command line is judged by its scheme when it is
-/// fetched, and a labelled device or a system `user.ign` needs none; otherwise the platform
-/// says. AWS always does: upstream's AWS platform reaches its metadata service before any
-/// config is read.
+/// stage finds out ([`crate::platform::source_needs_network`]), except that AWS always does:
+/// upstream's AWS platform asks its metadata service for the region before any config is
+/// read.
 fn platform_needs_network(p: &dyn crate::platform::Platform, places: &Places) -> bool {
-    if p.name() == "aws" {
-        return true;
-    }
-    let cmdline = std::fs::read_to_string(&places.cmdline).unwrap_or_default();
-    let r = crate::platform::cmdline::parse(&cmdline);
-    if r.url.is_some() || r.device.is_some() || r.path.is_some() {
-        return false;
-    }
-    if matches!(places.system.user_config(), Ok(Some(_))) {
-        return false;
-    }
-    p.needs_network()
+    p.name() == "aws" || crate::platform::source_needs_network(p, places)
 }
 
 /// What later stages need to know about the cached config beside the config itself.
