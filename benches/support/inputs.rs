@@ -6,7 +6,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 pub fn inline_config(n: usize) -> String {
-    let mut s = String::from("variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n");
+    variant_config("variant: flatcar\nversion: 1.0.0\n", n, true)
+}
+
+/// The files and units of `inline_config` (and its directories, where the variant allows
+/// them) under `header`.
+pub fn variant_config(header: &str, n: usize, directories: bool) -> String {
+    let mut s = format!("{header}storage:\n  files:\n");
     for i in 0..n {
         // ~200 bytes of config-like text, different for every file.
         let _ = write!(
@@ -20,9 +26,11 @@ pub fn inline_config(n: usize) -> String {
             (i as u64).wrapping_mul(0x9e3779b97f4a7c15),
         );
     }
-    s.push_str("  directories:\n");
-    for i in 0..n / 10 {
-        let _ = write!(s, "    - path: /opt/app/dir{i:06}\n      mode: 0755\n");
+    if directories {
+        s.push_str("  directories:\n");
+        for i in 0..n / 10 {
+            let _ = write!(s, "    - path: /opt/app/dir{i:06}\n      mode: 0755\n");
+        }
     }
     s.push_str("systemd:\n  units:\n");
     for i in 0..n / 10 {
