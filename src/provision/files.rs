@@ -60,6 +60,21 @@ pub enum Change {
     Remove,
 }
 
+impl Change {
+    /// Whether carrying it out may remove or replace what is at its path (which could be a
+    /// directory other entries were resolved through).
+    fn replaces(&self) -> bool {
+        match self {
+            Change::CreateParent | Change::SetAttrs { .. } => false,
+            Change::WriteFile { replace, .. }
+            | Change::CreateDir { replace, .. }
+            | Change::Symlink { replace, .. }
+            | Change::Hardlink { replace, .. } => *replace,
+            Change::Remove => true,
+        }
+    }
+}
+
 impl Action {
     fn owner(owners: &Owners, uid: u32, gid: u32) -> String {
         format!("{}:{}", owners.user_name(uid), owners.group_name(gid))
@@ -518,6 +533,9 @@ fn chown(host: &Path, uid: Option<u32>, gid: Option<u32>) -> std::io::Result<()>
 /// directory with mode and owner set, then renamed over).
 fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
     let host: PathBuf = root.host(&a.path);
+    if a.change.replaces() {
+        root.forget();
+    }
     match &a.change {
         Change::CreateParent => {
             std::fs::create_dir(&host)?;

@@ -395,9 +395,7 @@ pub fn files_stage(
     state_dir: &Path,
     apply: bool,
 ) -> Result<Vec<Planned>, StageError> {
-    let r = root::Root {
-        dir: root.to_path_buf(),
-    };
+    let r = root::Root::new(root.to_path_buf());
     // LUKS key files and crypttab are files like the config's own.
     let (mut config, mut fetched) = (acq.config.clone(), acq.fetched.clone());
     disks::luks::root_files(&mut config, &mut fetched, state_dir, root);
@@ -422,6 +420,8 @@ pub fn files_stage(
                 text: c.what,
             })
             .collect();
+        // useradd may have moved a home directory.
+        r.forget();
         // Names are looked up after users and groups exist (or would, when planning).
         let owners = owners::Owners::read(root).with_planned(config);
         let mut actions = files::run(config, fetched, &r, &owners, apply).map_err(fail)?;
@@ -437,6 +437,7 @@ pub fn files_stage(
     let actions = plan(apply)?;
     // Nothing done, nothing to check again.
     if apply && !actions.is_empty() {
+        r.forget();
         let left = plan(false)?;
         if let Some(a) = left.first() {
             return Err(StageError {

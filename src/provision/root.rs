@@ -2,7 +2,9 @@
 //! every element but the last, absolute link targets and `..` are taken relative to the
 //! root, and nothing ever resolves outside it.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Symlinks followed while resolving one path, at most (as the kernel's ELOOP).
 const MAX_LINKS: usize = 40;
@@ -22,9 +24,26 @@ pub struct Resolved {
 #[derive(Debug, Clone)]
 pub struct Root {
     pub dir: PathBuf,
+    /// Inner paths already seen to be real directories (not links). Thousands of entries
+    /// share a handful of parents, and looking at each parent again for each entry was most
+    /// of a run that has nothing to change. Only what can stop being true is dropped:
+    /// whoever removes or replaces an entry calls [`Root::forget`].
+    dirs: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Root {
+    pub fn new(dir: PathBuf) -> Root {
+        Root {
+            dir,
+            dirs: Arc::default(),
+        }
+    }
+
+    /// Forgets the directories seen so far: an entry is about to be removed or replaced.
+    pub fn forget(&self) {
+        self.dirs.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
     pub fn host(&self, inner: &str) -> PathBuf {
         self.dir.join(inner.trim_start_matches('/'))
     }
@@ -58,6 +77,9 @@ impl Root {
                 missing.push(inner);
                 continue;
             }
+            if self.dirs.lock().unwrap_or_else(|e| e.into_inner()).contains(&inner) {
+                continue;
+            }
             let host = self.host(&inner);
             match std::fs::symlink_metadata(&host) {
                 Err(_) => missing.push(inner),
@@ -82,7 +104,12 @@ impl Root {
                     spliced.extend(todo.drain(..));
                     todo = spliced.into();
                 }
-                Ok(m) if m.is_dir() => {}
+                Ok(m) if m.is_dir() => {
+                    self.dirs
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(inner);
+                }
                 Ok(_) => return Err(format!("{inner} is not a directory")),
             }
         }
@@ -118,7 +145,7 @@ mod tests {
         std::os::unix::fs::symlink("../../../../escape", d.join("etc/up")).unwrap();
         std::os::unix::fs::symlink("loop2", d.join("etc/loop1")).unwrap();
         std::os::unix::fs::symlink("loop1", d.join("etc/loop2")).unwrap();
-        let r = Root { dir: d.clone() };
+        let r = Root::new(d.clone());
         assert_eq!(r.resolve("/etc/rel/f").unwrap().inner, "/etc/real/f");
         assert_eq!(r.resolve("/etc/abs/f").unwrap().inner, "/etc/real/f");
         let up = r.resolve("/etc/up/f").unwrap();
