@@ -42,9 +42,15 @@ pub fn case_dirs(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs a conformance runner script and asserts its final line reports no failure.
 pub fn run_check_script(script: &Path, command: &str, min_cases: usize) {
+    run_check_script_env(script, command, min_cases, &[]);
+}
+
+/// `run_check_script` with extra environment variables for the runner (e.g. `STRICT=1`).
+pub fn run_check_script_env(script: &Path, command: &str, min_cases: usize, env: &[(&str, &str)]) {
     let out = Command::new("bash")
         .arg(script)
         .arg(command)
+        .envs(env.iter().copied())
         .output()
         .expect("running the conformance runner");
     let stdout = String::from_utf8_lossy(&out.stdout);

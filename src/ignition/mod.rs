@@ -1,6 +1,7 @@
 //! The Ignition config: model, versions, parsing, validation.
 
 pub mod dataurl;
+mod gotype;
 pub mod merge;
 pub mod parse;
 pub mod types;

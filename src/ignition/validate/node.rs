@@ -1,7 +1,7 @@
 //! Rules for files, directories and links: paths, modes, ownership, links below links, and
 //! collisions with each other and with systemd units.
 
-use super::paths::{check_path, clean, is_below};
+use super::paths::{check_path, clean};
 use super::{Checker, DUPLICATE, resource};
 use crate::ignition::types::{Config, NodeRef};
 use crate::ignition::version::Version;
@@ -65,10 +65,10 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         let p = links.index(i);
         check_node(c, &l.node(), &p);
         let target = l.target.as_deref().unwrap_or("");
-        if target.is_empty() {
-            if c.version >= Version::V3_3 {
-                c.error(p.key("target"), "link target is required");
-            }
+        // From 3.3.0 a target is required (and nothing else is checked without one); before,
+        // a hard link without one still gets the hard-link checks.
+        if target.is_empty() && c.version >= Version::V3_3 {
+            c.error(p.key("target"), "link target is required");
             continue;
         }
         if l.hard == Some(true) {
@@ -116,7 +116,8 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
     for (base, kind, paths) in &kinds {
         for (i, p) in paths.iter().enumerate() {
             for l in &link_paths {
-                if is_below(p, l) {
+                // Upstream compares the raw strings: a link at `/` covers only `//...`.
+                if p.starts_with(&format!("{l}/")) {
                     c.error(
                         base.index(i),
                         format!("{kind} path includes link in config"),
