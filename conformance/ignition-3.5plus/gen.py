@@ -314,6 +314,46 @@ case("timeouts-3.6", "timeouts as strings in 3.6.0",
      '{"ignition":{"version":"3.6.0","timeouts":{"httpTotal":"10"}}}')
 
 
+# --- hostile shapes compared against the reference: links at / and hard links, unit names and
+# contents, reports upstream makes twice
+case("hardlink-to-duplicated-dir-3.6", "a hard link to a directory listed twice: reported once per entry",
+     ign(v6, storage={"directories": [{"path": "/d"}, {"path": "/d"}, {"path": "/d/"}], "links": [{"path": "/l", "target": "/d/", "hard": True}]}))
+case("link-without-path-3.6", "a hard link without a path: every directory is below it",
+     ign(v6, storage={"directories": [{"path": "/d"}, {"path": "/d"}], "links": [{"target": "/d", "hard": True}]}))
+case("link-root-hard-3.7exp", "a hard link at /", ign(v7, storage={"links": [{"path": "/", "target": "/x", "hard": True}]}))
+case("file-and-dir-at-root-3.6", "a file and a directory at /", ign(v6, storage={"files": [{"path": "/"}], "directories": [{"path": "/"}]}))
+case("hardlink-relative-target-3.5", "relative hard-link targets are joined to the link path",
+     ign(v5, storage={"links": [{"path": "/a/l", "target": "../d", "hard": True}, {"path": "/b/l", "target": "d", "hard": True}],
+                      "directories": [{"path": "/d"}, {"path": "/b/l/d"}]}))
+case("link-dotdot-path-3.6", "a link path with ..", ign(v6, storage={"links": [{"path": "/a/..", "target": "/x"}]}))
+case("link-over-unit-dir-3.6", "a link at /etc/systemd/system and a unit",
+     ign(v6, storage={"links": [{"path": "/etc/systemd/system", "target": "/x"}]}, systemd={"units": [{"name": "a.service", "contents": "[Unit]\n"}]}))
+case("link-at-unit-path-3.6", "a link at a unit's path, the unit without contents",
+     ign(v6, storage={"links": [{"path": "/etc/systemd/system/a.service", "target": "/x"}]}, systemd={"units": [{"name": "a.service", "enabled": True}]}))
+for nm, label in [("a.Service", "case"), (".service", "no-stem"), ("a/b.service", "slash"), ("a@b@c.service", "two-at"),
+                  ("a b.service", "space"), ("a.netdev", "netdev"), ("a.link", "link"), ("a.nspawn", "nspawn"), ("x" * 300 + ".service", "long")]:
+    case(f"unit-name-{label}-3.6", f"unit named {nm[:24]}", ign(v6, systemd={"units": [{"name": nm, "contents": "[Unit]\n"}]}))
+    case(f"dropin-name-{label}-3.6", f"dropin named {nm[:24]}", ign(v6, systemd={"units": [{"name": "a.service", "dropins": [{"name": nm, "contents": "[Unit]\n"}]}]}))
+for label, text in [("empty", ""), ("no-equals", "[Unit]\nDescription\n"), ("continued-at-end", "[Unit]\nA=b\\"), ("section-no-newline", "[Unit]"),
+                    ("nested-brackets", "[[Unit]]\n"), ("text-after-section", "[Unit] x\n"), ("line-over-64k", "[Unit]\nA=" + "x" * 70000 + "\n"),
+                    ("bom", "\ufeff[Unit]\n"), ("crlf", "[Unit]\r\nA=b\r\n"), ("install-lower-case", "[install]\nWantedBy=a\n"),
+                    ("install-empty", "[Install]\n"), ("empty-section-name", "[]\n")]:
+    case(f"unit-contents-{label}-3.6", f"enabled unit with contents: {label}",
+         ign(v6, systemd={"units": [{"name": "a.service", "enabled": True, "contents": text}]}))
+case("double-reports-3.6", "bad sources in merge, replace, CA and key file (some reported twice)",
+     {"ignition": {"version": v6, "config": {"merge": [{"source": "ftp://x", "verification": {"hash": "md5-0"}}, {"source": "ftp://x"}],
+                                               "replace": {"source": "gopher://x", "compression": "xz", "httpHeaders": [{"name": "a"}]}},
+                   "security": {"tls": {"certificateAuthorities": [{"source": ""}, {"compression": "gzip"}]}}},
+      "storage": {"luks": [{"name": "a", "device": "/dev/sda", "keyFile": {"source": "ftp://x", "compression": "bz2", "verification": {"hash": "sha512-1"}}}]}})
+case("tang-advertisement-kinds-3.7exp", "tang advertisements: array, number, padded object, empty",
+     ign(v7, storage=luks(clevis={"tang": [{"url": "http://t", "thumbprint": "x", "advertisement": "[]"}, {"url": "http://u", "thumbprint": "x", "advertisement": "1"},
+                                           {"url": "http://v", "thumbprint": "x", "advertisement": " {} "}, {"url": "http://w", "thumbprint": "x", "advertisement": ""}]})))
+case("deep-under-unknown-key-3.6", "5000 nested arrays under an unknown key (Go reads 10,000 levels)",
+     '{"ignition":{"version":"3.6.0"},"x":' + "[" * 5000 + "]" * 5000 + "}")
+case("too-deep-3.6", "10,001 nested arrays: exceeded max depth",
+     '{"ignition":{"version":"3.6.0"},"x":' + "[" * 10001 + "]" * 10001 + "}")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)

@@ -60,7 +60,7 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         check_node(c, &d.node(), &p);
         check_mode(c, d.mode, &p);
     }
-    let dir_paths: HashSet<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
+    let dir_paths: Vec<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
     for (i, l) in s.links.iter().enumerate() {
         let p = links.index(i);
         check_node(c, &l.node(), &p);
@@ -78,7 +78,8 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
                 // Upstream joins a relative hard-link target onto the link's own path.
                 clean(&format!("{}/{}", l.path, target))
             };
-            if dir_paths.contains(resolved.as_str()) {
+            // Reported once for every directory entry at the target (duplicates included).
+            for _ in dir_paths.iter().filter(|d| **d == resolved) {
                 c.error(p.clone(), "hard link target is a directory");
             }
             let owner = [
