@@ -353,6 +353,11 @@ case("deep-under-unknown-key-3.6", "5000 nested arrays under an unknown key (Go 
 case("too-deep-3.6", "10,001 nested arrays: exceeded max depth",
      '{"ignition":{"version":"3.6.0"},"x":' + "[" * 10001 + "]" * 10001 + "}")
 
+case("type-uid-100-digits-3.6", "a 100-digit uid is quoted whole in Go's message",
+     '{"ignition":{"version":"3.6.0"},"passwd":{"users":[{"name":"a","uid":' + "9" * 100 + '}]}}')
+case("type-partition-number-huge-3.7exp", "a partition number past 64 bits, negative",
+     '{"ignition":{"version":"3.7.0-experimental"},"storage":{"disks":[{"device":"/dev/sda","partitions":[{"number":-' + "9" * 80 + '}]}]}}')
+
 
 def main():
     if len(sys.argv) != 2:

@@ -165,7 +165,9 @@ impl NodeDe<'_, '_, '_> {
             Flavor::Json => {
                 let found = match &self.node.value {
                     // Go quotes the number whole; a hostile one is clipped.
-                    Value::Number(n) if n.to_string().len() > 64 => {
+                    Value::Number(n)
+                        if n.to_string().len() > crate::ignition::MAX_QUOTED_NUMBER =>
+                    {
                         let t = n.to_string();
                         format!("number {}… ({} characters)", &t[..32], t.len())
                     }

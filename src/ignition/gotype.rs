@@ -276,6 +276,8 @@ fn display(ty: &str) -> String {
     }
 }
 
+use super::MAX_QUOTED_NUMBER;
+
 /// Go's message for decoding `found` into the value at `path` (`version` `None` for the
 /// version stub), or `None` when the path is not one the model has.
 pub fn type_error(path: &JsonPath, found: &Value, version: Option<Version>) -> Option<String> {
@@ -283,7 +285,7 @@ pub fn type_error(path: &JsonPath, found: &Value, version: Option<Version>) -> O
     let what = match found {
         // Only a number that does not fit a number field is quoted.
         // Go quotes the number whole; a hostile one is clipped (see differences.md).
-        Value::Number(n) if ty == "int" && n.len() > 64 => {
+        Value::Number(n) if ty == "int" && n.len() > MAX_QUOTED_NUMBER => {
             format!("number {}… ({} characters)", &n[..32], n.len())
         }
         Value::Number(n) if ty == "int" => format!("number {n}"),

@@ -1,5 +1,9 @@
 //! The Ignition config: model, versions, parsing, validation.
 
+/// Longest number quoted whole in a type error, as Go quotes it; a longer (hostile) one is
+/// clipped to its first 32 characters and its length (see differences.md).
+pub const MAX_QUOTED_NUMBER: usize = 1024;
+
 pub mod dataurl;
 mod gotype;
 pub mod merge;
