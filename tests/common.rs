@@ -42,14 +42,30 @@ pub fn case_dirs(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs a conformance runner script and asserts its final line reports no failure.
 pub fn run_check_script(script: &Path, command: &str, min_cases: usize) {
-    run_check_script_env(script, command, min_cases, &[]);
+    run_check_script_with(script, command, None, min_cases, &[])
+}
+
+/// Runs a conformance runner script on the corpus in `dir` (its own folder when `None`).
+pub fn run_check_script_on(script: &Path, command: &str, dir: Option<&Path>, min_cases: usize) {
+    run_check_script_with(script, command, dir, min_cases, &[])
 }
 
 /// `run_check_script` with extra environment variables for the runner (e.g. `STRICT=1`).
 pub fn run_check_script_env(script: &Path, command: &str, min_cases: usize, env: &[(&str, &str)]) {
+    run_check_script_with(script, command, None, min_cases, env)
+}
+
+fn run_check_script_with(
+    script: &Path,
+    command: &str,
+    dir: Option<&Path>,
+    min_cases: usize,
+    env: &[(&str, &str)],
+) {
     let out = Command::new("bash")
         .arg(script)
         .arg(command)
+        .args(dir)
         .envs(env.iter().copied())
         .output()
         .expect("running the conformance runner");

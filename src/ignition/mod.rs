@@ -6,6 +6,7 @@ pub const MAX_QUOTED_NUMBER: usize = 1024;
 
 pub mod dataurl;
 mod gotype;
+pub mod legacy;
 pub mod merge;
 pub mod parse;
 pub mod types;
@@ -28,6 +29,9 @@ pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
 
 /// [`check`] with the validator `options` name (e.g. Flatcar's, which accepts `oem://`).
 pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
+    if let Some((tree, version)) = legacy_tree(bytes) {
+        return legacy::check(bytes, tree, version);
+    }
     match parse(bytes) {
         Err(d) => vec![d],
         Ok(p) => {
@@ -38,4 +42,13 @@ pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
             out
         }
     }
+}
+
+/// The tree of `bytes` and its version when it is a legacy (spec 1 or 2.x) config.
+pub fn legacy_tree(
+    bytes: &[u8],
+) -> Option<(crate::tree::Node, Result<legacy::LegacyVersion, String>)> {
+    let tree = parse::read_json(bytes).ok()?;
+    let version = legacy::detect(&tree)?;
+    Some((tree, version))
 }

@@ -48,7 +48,7 @@ fn go_locate(src: &Source, len: usize, offset: u32) -> LineCol {
 
 /// A type error as Go's decoder words it (no JSON path: upstream prints none), when it is
 /// one; `version` is `None` while reading the version stub.
-fn de_error(
+fn go_de_error(
     src: &Source,
     tree: &Node,
     len: usize,
@@ -64,14 +64,16 @@ fn de_error(
     Diagnostic::error(e.path, pos, e.message)
 }
 
-/// Reads `bytes` as an Ignition config. On failure returns the diagnostics that explain it
-/// (exactly one error, as upstream stops at the first).
-pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
-    if bytes.is_empty() {
-        return Err(Diagnostic::fatal("not a config (empty)"));
-    }
+/// A decoding error as it is, at its JSON path (legacy configs, whose validator words its
+/// own).
+pub(crate) fn de_error(src: &Source, e: DeError) -> Diagnostic {
+    Diagnostic::error(e.path, e.offset.map(|o| src.locate(o)), e.message)
+}
+
+/// Reads `bytes` as a JSON tree, with Go's syntax error positions.
+pub fn read_json(bytes: &[u8]) -> Result<Node, Diagnostic> {
     let src = Source::new(bytes);
-    let tree = json::parse(bytes).map_err(|e| {
+    json::parse(bytes).map_err(|e| {
         // Go reports a syntax error after reading the offending byte; an unexpected end of
         // input has no position and prints as line 0 col 0.
         let pos = match e.at {
@@ -79,11 +81,21 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
             None => LineCol { line: 0, col: 0 },
         };
         Diagnostic::error(None, Some(pos), e.message)
-    })?;
+    })
+}
+
+/// Reads `bytes` as an Ignition config. On failure returns the diagnostics that explain it
+/// (exactly one error, as upstream stops at the first).
+pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
+    if bytes.is_empty() {
+        return Err(Diagnostic::fatal("not a config (empty)"));
+    }
+    let src = Source::new(bytes);
+    let tree = read_json(bytes)?;
 
     let all_keys = |_: &'static str, _: &str| true;
     let (stub, _) = de::from_node::<Stub>(&tree, &all_keys)
-        .map_err(|e| de_error(&src, &tree, bytes.len(), e, None))?;
+        .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, None))?;
     let version_text = stub
         .ignition
         .version
@@ -92,7 +104,7 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
 
     let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
     let (mut config, mut unused) = de::from_node::<Config>(&tree, &gate)
-        .map_err(|e| de_error(&src, &tree, bytes.len(), e, Some(version)))?;
+        .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, Some(version)))?;
     if version == Version::V3_0 {
         drop_reference_compression(&mut config, &tree, &mut unused);
     }

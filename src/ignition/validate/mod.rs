@@ -5,7 +5,7 @@
 //! attached afterwards from whatever tree the config came from (Ignition JSON, or the Butane
 //! YAML through the transpiler's path map).
 
-mod dataurl;
+pub(crate) mod dataurl;
 mod ignition;
 mod node;
 mod passwd;
