@@ -93,7 +93,14 @@ fn flatcar_version_error(bytes: &[u8]) -> Option<Diagnostic> {
         .get("ignition")
         .and_then(|e| e.value.get("version"))
         .map(|e| &e.value.value);
-    const TWO_X: &str = "unable to parse 2.x ignition: unsupported config version";
+    // The 2.x chain ends with the spec 1 decoder: what it cannot decode is "not valid".
+    let two_x = |tree: &crate::tree::Node| {
+        Diagnostic::fatal(if legacy::decodes_as_v1(tree) {
+            "unable to parse 2.x ignition: unsupported config version"
+        } else {
+            "unable to parse 2.x ignition: config is not valid"
+        })
+    };
     match version {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if s.is_empty() => {}
@@ -102,7 +109,7 @@ fn flatcar_version_error(bytes: &[u8]) -> Option<Diagnostic> {
             let other_major = version::is_semver(s) && s.split('.').next() != Some("3");
             return match legacy::detect(&tree) {
                 Some(Ok(_)) => None,
-                _ if other_major => Some(Diagnostic::fatal(TWO_X)),
+                _ if other_major => Some(two_x(&tree)),
                 _ => None,
             };
         }
@@ -113,7 +120,7 @@ fn flatcar_version_error(bytes: &[u8]) -> Option<Diagnostic> {
             version::VersionError::Invalid.to_string(),
         )),
         1 | 3 => None,
-        _ => Some(Diagnostic::fatal(TWO_X)),
+        _ => Some(two_x(&tree)),
     }
 }
 
