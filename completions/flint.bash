@@ -445,7 +445,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__translate)
-            opts="-s -p -r -d -o -c -h --strict --pretty --raw --raw-errors --files-dir --output --check --color --help"
+            opts="-s -p -r -d -o -c -D -h --strict --pretty --raw --raw-errors --files-dir --output --check --color --input --debug --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -468,6 +468,10 @@ _flint() {
                     return 0
                     ;;
                 --color)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

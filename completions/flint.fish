@@ -75,11 +75,13 @@ complete -c flint -n "__fish_flint_using_subcommand rmcfg" -s h -l help -d 'Prin
 complete -c flint -n "__fish_flint_using_subcommand translate" -s d -l files-dir -d 'Allow embedding local files from this directory' -r -F
 complete -c flint -n "__fish_flint_using_subcommand translate" -s o -l output -d 'Write the output to FILE instead of stdout' -r -F
 complete -c flint -n "__fish_flint_using_subcommand translate" -l color -d 'Colour diagnostics: auto, always or never' -r
+complete -c flint -n "__fish_flint_using_subcommand translate" -l input -d 'Read the config from FILE (deprecated: give the file as the argument)' -r -F
 complete -c flint -n "__fish_flint_using_subcommand translate" -s s -l strict -d 'Fail on any warning'
 complete -c flint -n "__fish_flint_using_subcommand translate" -s p -l pretty -d 'Output formatted JSON'
-complete -c flint -n "__fish_flint_using_subcommand translate" -s r -l raw -d 'Never wrap in a MachineConfig; force Ignition output (no effect for Flatcar)'
+complete -c flint -n "__fish_flint_using_subcommand translate" -s r -l raw -d 'Never wrap in a MachineConfig; force Ignition output'
 complete -c flint -n "__fish_flint_using_subcommand translate" -l raw-errors -d 'Print errors and warnings as one line each'
 complete -c flint -n "__fish_flint_using_subcommand translate" -s c -l check -d 'Check the config without producing output'
+complete -c flint -n "__fish_flint_using_subcommand translate" -s D -l debug -d 'Print where each part of the output came from'
 complete -c flint -n "__fish_flint_using_subcommand translate" -s h -l help -d 'Print help'
 complete -c flint -n "__fish_flint_using_subcommand validate" -l format -d 'Output format' -r -f -a "human\t'The upstream validator\'s lines (prefixed with the file when there are several)'
 json\t'One JSON object per diagnostic and line'

@@ -224,6 +224,7 @@ fn check_file(
         &bytes,
         crate::spec::Options {
             files_dir: dir.as_deref(),
+            ..Default::default()
         },
     );
     Outcome {

@@ -93,12 +93,19 @@ fn check_host(host: &str) -> Result<(), &'static str> {
         }
         after.strip_prefix(':')
     } else {
-        if host.bytes().any(|b| {
-            matches!(
-                b,
-                b' ' | b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'[' | b']'
-            )
-        }) {
+        // Go lets sub-delimiters, `]`, `<`, `>` and `"` stand in a host name, and escapes
+        // only for bytes beyond ASCII.
+        if host
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'['))
+        {
+            return Err(BAD);
+        }
+        let ascii_escape = host
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[1] < b'8' && w != b"%25");
+        if ascii_escape {
             return Err(BAD);
         }
         host.rsplit_once(':').map(|(_, p)| p)
@@ -197,6 +204,12 @@ fn has_source(r: &Resource) -> bool {
 
 /// The checks every resource gets, wherever it stands.
 pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
+    check_resource(c, r, path, true);
+}
+
+/// The resource checks; spec 3.0's config and CA references did not require a source for a
+/// hash (`hash_needs_source` false).
+pub fn check_resource(c: &mut Checker, r: &Resource, path: &JsonPath, hash_needs_source: bool) {
     if let Some(comp) = &r.compression
         && !matches!(comp.as_str(), "" | "gzip")
     {
@@ -212,7 +225,7 @@ pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
     }
     if let Some(hash) = &r.verification.hash {
         let at = path.key("verification").key("hash");
-        if r.source.is_none() {
+        if r.source.is_none() && hash_needs_source {
             c.error(
                 at.clone(),
                 "source must be specified if verification is specified",
