@@ -42,9 +42,12 @@ complete -c flint -n "__fish_flint_using_subcommand plan" -l platform -d 'Get th
 complete -c flint -n "__fish_flint_using_subcommand plan" -l fetch-timeout -d 'How long the platform may take to hand over the config, in seconds' -r
 complete -c flint -n "__fish_flint_using_subcommand plan" -l base-dir -d 'Base configs (*.ign, in name order) merged underneath the user config' -r -F
 complete -c flint -n "__fish_flint_using_subcommand plan" -l config-cache -d 'Keep the rendered config here, so that separate stage runs read the same config' -r -F
-complete -c flint -n "__fish_flint_using_subcommand plan" -l kargs-file -d 'The grub.cfg on the OEM partition that holds the kernel arguments' -r -F
+complete -c flint -n "__fish_flint_using_subcommand plan" -l kargs-file -d 'The grub.cfg that holds the kernel arguments; without it, grub.cfg on the OEM partition (the filesystem labelled OEM), mounted for the edit' -r -F
+complete -c flint -n "__fish_flint_using_subcommand plan" -l kargs-reboot-flag -d 'Created when the kargs stage changed the kernel arguments: the machine must reboot before they hold (the initramfs does)' -r -F
+complete -c flint -n "__fish_flint_using_subcommand plan" -l neednet -d 'The flag file `--stage fetch-offline` creates when the config needs the network' -r -F
 complete -c flint -n "__fish_flint_using_subcommand plan" -l state-dir -d 'Run state kept between the stages of one boot (generated LUKS keys)' -r -F
-complete -c flint -n "__fish_flint_using_subcommand plan" -l stage -d 'Run only this stage' -r -f -a "fetch\t''
+complete -c flint -n "__fish_flint_using_subcommand plan" -l stage -d 'Run only this stage' -r -f -a "fetch-offline\t''
+fetch\t''
 kargs\t''
 disks\t''
 mount\t''
@@ -59,9 +62,12 @@ complete -c flint -n "__fish_flint_using_subcommand apply" -l platform -d 'Get t
 complete -c flint -n "__fish_flint_using_subcommand apply" -l fetch-timeout -d 'How long the platform may take to hand over the config, in seconds' -r
 complete -c flint -n "__fish_flint_using_subcommand apply" -l base-dir -d 'Base configs (*.ign, in name order) merged underneath the user config' -r -F
 complete -c flint -n "__fish_flint_using_subcommand apply" -l config-cache -d 'Keep the rendered config here, so that separate stage runs read the same config' -r -F
-complete -c flint -n "__fish_flint_using_subcommand apply" -l kargs-file -d 'The grub.cfg on the OEM partition that holds the kernel arguments' -r -F
+complete -c flint -n "__fish_flint_using_subcommand apply" -l kargs-file -d 'The grub.cfg that holds the kernel arguments; without it, grub.cfg on the OEM partition (the filesystem labelled OEM), mounted for the edit' -r -F
+complete -c flint -n "__fish_flint_using_subcommand apply" -l kargs-reboot-flag -d 'Created when the kargs stage changed the kernel arguments: the machine must reboot before they hold (the initramfs does)' -r -F
+complete -c flint -n "__fish_flint_using_subcommand apply" -l neednet -d 'The flag file `--stage fetch-offline` creates when the config needs the network' -r -F
 complete -c flint -n "__fish_flint_using_subcommand apply" -l state-dir -d 'Run state kept between the stages of one boot (generated LUKS keys)' -r -F
-complete -c flint -n "__fish_flint_using_subcommand apply" -l stage -d 'Run only this stage' -r -f -a "fetch\t''
+complete -c flint -n "__fish_flint_using_subcommand apply" -l stage -d 'Run only this stage' -r -f -a "fetch-offline\t''
+fetch\t''
 kargs\t''
 disks\t''
 mount\t''
