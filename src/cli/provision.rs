@@ -61,7 +61,9 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         places: Places::default(),
         base_dir: args.base_dir.clone(),
         cache: args.config_cache.clone(),
-        root: args.root.clone(),
+        // Tools run with `--root` (useradd, systemctl) need it absolute; a user may type it
+        // relative to where they stand.
+        root: std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone()),
         state_dir: args.state_dir.clone(),
         fetch: crate::fetch::Settings::from_env(),
     };

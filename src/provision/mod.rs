@@ -3,6 +3,7 @@
 //! and every resource it refers to, so that nothing is touched before all of it is in hand.
 
 pub mod acquire;
+pub mod as_user;
 pub mod disks;
 pub mod files;
 pub mod kargs;
@@ -259,7 +260,11 @@ pub fn files_stage(
         path: Some(e.entry),
         message: e.message,
     };
-    let plan = |apply: bool| -> Result<Vec<Planned>, StageError> {
+    // Upstream's files stage meets existing files as it finds them on every run; flint does
+    // so on the first run, and leaves what is already as desired on later runs (the result
+    // record tells which). The check after apply plans as a later run.
+    let first_run = !root.join("etc/.ignition-result.json").exists();
+    let plan = |apply: bool, first_run: bool| -> Result<Vec<Planned>, StageError> {
         let mut out: Vec<Planned> = passwd::run(config, &r, apply)
             .map_err(fail)?
             .into_iter()
@@ -276,8 +281,9 @@ pub fn files_stage(
             .collect();
         // Names are looked up after users and groups exist (or would, when planning).
         let owners = owners::Owners::read(root).with_planned(config);
-        let mut actions = files::run(config, fetched, &r, &owners, apply).map_err(fail)?;
-        actions.extend(files::run_units(config, &r, apply).map_err(fail)?);
+        let mut actions =
+            files::run(config, fetched, &r, &owners, apply, first_run).map_err(fail)?;
+        actions.extend(files::run_units(config, &r, apply, first_run).map_err(fail)?);
         out.extend(actions.into_iter().map(|a| Planned {
             kind: a.kind().into(),
             text: a.describe(&owners),
@@ -286,10 +292,10 @@ pub fn files_stage(
         }));
         Ok(out)
     };
-    let actions = plan(apply)?;
+    let actions = plan(apply, first_run)?;
     // Nothing done, nothing to check again.
     if apply && !actions.is_empty() {
-        let left = plan(false)?;
+        let left = plan(false, false)?;
         if let Some(a) = left.first() {
             return Err(StageError {
                 stage: Stage::Files,
