@@ -3,6 +3,7 @@
 //! hostile resource cannot take the machine's memory.
 
 pub mod cloud;
+pub mod connect;
 pub mod http;
 pub mod proxy;
 pub mod tftp;

@@ -263,7 +263,14 @@ pub fn files_stage(
     // Upstream's files stage meets existing files as it finds them on every run; flint does
     // so on the first run, and leaves what is already as desired on later runs (the result
     // record tells which). The check after apply plans as a later run.
-    let first_run = !root.join("etc/.ignition-result.json").exists();
+    let first_run =
+        !root.join("etc/.ignition-result.json").exists() && !root.join(IN_PROGRESS).exists();
+    // A run that fails half-way leaves this behind: the next run finishes the job rather
+    // than failing on what the first one wrote (removed with the result record written).
+    if apply && first_run {
+        let _ = std::fs::create_dir_all(root.join("etc"))
+            .and_then(|_| std::fs::write(root.join(IN_PROGRESS), b""));
+    }
     let plan = |apply: bool, first_run: bool| -> Result<Vec<Planned>, StageError> {
         let mut out: Vec<Planned> = passwd::run(config, &r, apply)
             .map_err(fail)?
@@ -344,7 +351,11 @@ pub fn kargs_stage(
     )))
 }
 
-/// The record of the run left in the root, as upstream's /etc/.ignition-result.json.
+/// Marks a root whose files stage started but did not finish (see `files_stage`).
+pub const IN_PROGRESS: &str = "etc/.flint-files-in-progress";
+
+/// The record of the run left in the root, as upstream's /etc/.ignition-result.json; the
+/// in-progress mark goes.
 pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<()> {
     let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
@@ -359,8 +370,12 @@ pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<
     write_atomic(
         &etc.join(".ignition-result.json"),
         record.to_string().as_bytes(),
-        0o644,
-    )
+        0o600,
+    )?;
+    match std::fs::remove_file(root.join(IN_PROGRESS)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// The current time in UTC as RFC 3339.

@@ -267,7 +267,56 @@ pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryE
             }
         }
     }
+    homes_exist(cfg, root, &out, apply)?;
     Ok(out)
+}
+
+/// Upstream looks at the home of every user of the config (but those with `noCreateHome` or
+/// `shouldExist: false`) once users are made, and fails when it is not there. When planning,
+/// a user the plan adds or moves is taken to get a home, and keys planned for a user without
+/// one fail already (apply would fail writing them).
+fn homes_exist(
+    cfg: &Config,
+    root: &Root,
+    changes: &[Change],
+    apply: bool,
+) -> Result<(), EntryError> {
+    let users = JsonPath::root().key("passwd").key("users");
+    for (i, u) in cfg.passwd.users.iter().enumerate() {
+        if u.should_exist == Some(false) {
+            continue;
+        }
+        let entry = users.index(i);
+        // A home the plan moves (usermod --move-home) is not there yet.
+        let moved = given(&u.home_dir)
+            .is_some_and(|h| passwd_entry(&root.dir, &u.name).is_some_and(|f| f.get(5) != Some(h)))
+            && changes
+                .iter()
+                .any(|c| c.entry == entry && c.command.is_some());
+        let keys = changes
+            .iter()
+            .any(|c| c.entry == entry.key("sshAuthorizedKeys"));
+        let Some(f) = passwd_entry(&root.dir, &u.name) else {
+            if !apply && keys && u.no_create_home == Some(true) {
+                return Err(EntryError {
+                    entry: entry.key("sshAuthorizedKeys"),
+                    message: format!("{} gets no home (noCreateHome) to hold SSH keys", u.name),
+                });
+            }
+            continue;
+        };
+        if (u.no_create_home == Some(true) && !keys) || (!apply && moved) {
+            continue;
+        }
+        let home = f.get(5).cloned().unwrap_or_default();
+        if std::fs::symlink_metadata(root.dir.join(home.trim_start_matches('/'))).is_err() {
+            return Err(EntryError {
+                entry,
+                message: format!("the home directory {home} of {} does not exist", u.name),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The groups (sorted) whose member list in the root's /etc/group names `user`.

@@ -252,6 +252,8 @@ fn serve<S: Read + Write>(stream: &mut S, state: &Mutex<State>) {
 pub struct Proxy {
     pub port: u16,
     pub asked: Arc<Mutex<Vec<String>>>,
+    /// The request methods seen (`CONNECT` for tunnels, `GET` for absolute-form requests).
+    pub methods: Arc<Mutex<Vec<String>>>,
 }
 
 impl Proxy {
@@ -259,15 +261,20 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let asked = Arc::new(Mutex::new(Vec::new()));
-        let rec = asked.clone();
+        let methods = Arc::new(Mutex::new(Vec::new()));
+        let (rec, met) = (asked.clone(), methods.clone());
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(client) = conn else { continue };
-                let rec = rec.clone();
-                std::thread::spawn(move || proxy_one(client, backend, &rec));
+                let (rec, met) = (rec.clone(), met.clone());
+                std::thread::spawn(move || proxy_one(client, backend, &rec, &met));
             }
         });
-        Proxy { port, asked }
+        Proxy {
+            port,
+            asked,
+            methods,
+        }
     }
 }
 
@@ -282,11 +289,17 @@ fn relay(mut a: TcpStream, mut b: TcpStream) {
     let _ = t.join();
 }
 
-fn proxy_one(client: TcpStream, backend: u16, rec: &Mutex<Vec<String>>) {
+fn proxy_one(
+    client: TcpStream,
+    backend: u16,
+    rec: &Mutex<Vec<String>>,
+    methods: &Mutex<Vec<String>>,
+) {
     let mut reader = BufReader::new(client.try_clone().unwrap());
     let Some((method, target, headers)) = read_head(&mut reader) else {
         return;
     };
+    methods.lock().unwrap().push(method.clone());
     let upstream = TcpStream::connect(("127.0.0.1", backend)).unwrap();
     if method == "CONNECT" {
         rec.lock().unwrap().push(target.clone());
