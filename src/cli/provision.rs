@@ -187,7 +187,8 @@ fn run_stage(
             Ok((o.changes, o.notes))
         }
         Stage::Mount => {
-            let (mounted, notes) = provision::mounts::mount_stage(&acq.config, &opts.root, apply)?;
+            let (mounted, notes) =
+                provision::mounts::mount_stage(&acq.config, &opts.root, &opts.state_dir, apply)?;
             if !apply {
                 plan_mounts.extend(mounted);
             }

@@ -271,8 +271,9 @@ pub fn files_stage(
         let _ = std::fs::create_dir_all(root.join("etc"))
             .and_then(|_| std::fs::write(root.join(IN_PROGRESS), b""));
     }
+    let notated = mounts::notated_dirs(state_dir);
     let plan = |apply: bool, first_run: bool| -> Result<Vec<Planned>, StageError> {
-        let mut out: Vec<Planned> = passwd::run(config, &r, apply)
+        let mut out: Vec<Planned> = passwd::run(config, &r, apply, &notated)
             .map_err(fail)?
             .into_iter()
             .map(|c| Planned {

@@ -116,8 +116,14 @@ fn db_field(root: &Path, file: &str, name: &str, idx: usize) -> Option<String> {
     db_line(root, file, name)?.get(idx).cloned()
 }
 
-/// Plans (and with `apply`, makes) the changes to users and groups.
-pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryError> {
+/// Plans (and with `apply`, makes) the changes to users and groups. `notated`: mount points
+/// the mount stage created; those in a user's home become the user's (0700).
+pub fn run(
+    cfg: &Config,
+    root: &Root,
+    apply: bool,
+    notated: &[String],
+) -> Result<Vec<Change>, EntryError> {
     let mut out = Vec::new();
     let owners = Owners::read(&root.dir);
     let groups = JsonPath::root().key("passwd").key("groups");
@@ -263,12 +269,53 @@ pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryE
                 }
             }
             if let Some((user, keys)) = &c.keys {
+                // Before the keys, as upstream: the user may then write into a mount point
+                // made in their home.
+                hand_over(cfg, root, user, notated).map_err(fail)?;
                 write_keys(root, user, keys).map_err(fail)?;
             }
+        }
+        for u in &cfg.passwd.users {
+            hand_over(cfg, root, &u.name, notated).map_err(|message| EntryError {
+                entry: users.clone(),
+                message,
+            })?;
         }
     }
     homes_exist(cfg, root, &out, apply)?;
     Ok(out)
+}
+
+/// Gives `user` (of the config, not `noCreateHome`, meant to exist) the mount points the
+/// mount stage made in their home: owner the user and their primary group, mode 0700.
+fn hand_over(cfg: &Config, root: &Root, user: &str, notated: &[String]) -> Result<(), String> {
+    let Some(u) = cfg.passwd.users.iter().find(|u| u.name == user) else {
+        return Ok(());
+    };
+    if u.no_create_home == Some(true) || u.should_exist == Some(false) || notated.is_empty() {
+        return Ok(());
+    }
+    let Some(f) = passwd_entry(&root.dir, user) else {
+        return Ok(());
+    };
+    let id = |i: usize| f.get(i).and_then(|v| v.parse::<u32>().ok());
+    let (Some(uid), Some(gid), Some(home)) = (id(2), id(3), f.get(5)) else {
+        return Ok(());
+    };
+    for d in notated {
+        if d == home || d.starts_with(&format!("{home}/")) {
+            let host = root.resolve(d).map_err(|e| e.to_string())?.host;
+            std::os::unix::fs::chown(&host, Some(uid), Some(gid))
+                .and_then(|_| {
+                    std::fs::set_permissions(
+                        &host,
+                        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+                    )
+                })
+                .map_err(|e| format!("handing {d} to {user}: {e}"))?;
+        }
+    }
+    Ok(())
 }
 
 /// Upstream looks at the home of every user of the config (but those with `noCreateHome` or
