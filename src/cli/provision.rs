@@ -38,13 +38,15 @@ pub struct ProvisionArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// The config: Ignition 3.0–3.4 JSON or Butane YAML.
+    /// The config: Ignition 3.0–3.4 JSON or Butane YAML (`-` for standard input).
     pub config: Option<PathBuf>,
 }
 
 /// Runs `plan` (`apply` = false) or `apply`; returns the exit code.
 pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     let source = match (&args.config, args.config_source.as_deref()) {
+        // `-`: the config on standard input.
+        (Some(p), _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),
         (Some(p), _) => Source::File(p.clone()),
         (None, Some("auto")) => Source::Auto,
         (None, Some(other)) => {
