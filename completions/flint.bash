@@ -28,8 +28,14 @@ _flint() {
             flint,man)
                 cmd="flint__subcmd__man"
                 ;;
+            flint,migrate)
+                cmd="flint__subcmd__migrate"
+                ;;
             flint,plan)
                 cmd="flint__subcmd__plan"
+                ;;
+            flint,rmcfg)
+                cmd="flint__subcmd__rmcfg"
                 ;;
             flint,schema)
                 cmd="flint__subcmd__schema"
@@ -52,8 +58,14 @@ _flint() {
             flint__subcmd__help,man)
                 cmd="flint__subcmd__help__subcmd__man"
                 ;;
+            flint__subcmd__help,migrate)
+                cmd="flint__subcmd__help__subcmd__migrate"
+                ;;
             flint__subcmd__help,plan)
                 cmd="flint__subcmd__help__subcmd__plan"
+                ;;
+            flint__subcmd__help,rmcfg)
+                cmd="flint__subcmd__help__subcmd__rmcfg"
                 ;;
             flint__subcmd__help,schema)
                 cmd="flint__subcmd__help__subcmd__schema"
@@ -71,7 +83,7 @@ _flint() {
 
     case "${cmd}" in
         flint)
-            opts="-h -V --help --version plan apply translate validate schema completions man help"
+            opts="-h -V --help --version plan apply rmcfg translate validate migrate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,7 +97,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__apply)
-            opts="-h --root --config-source --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -96,6 +108,14 @@ _flint() {
                     return 0
                     ;;
                 --config-source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fetch-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -145,7 +165,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__help)
-            opts="plan apply translate validate schema completions man help"
+            opts="plan apply rmcfg translate validate migrate schema completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -214,7 +234,35 @@ _flint() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        flint__subcmd__help__subcmd__migrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         flint__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__help__subcmd__rmcfg)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -288,8 +336,30 @@ _flint() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        flint__subcmd__migrate)
+            opts="-o -h --output --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         flint__subcmd__plan)
-            opts="-h --root --config-source --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -300,6 +370,14 @@ _flint() {
                     return 0
                     ;;
                 --config-source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fetch-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -325,6 +403,24 @@ _flint() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__rmcfg)
+            opts="-h --platform --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --platform)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -383,7 +479,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__validate)
-            opts="-s -d -h --strict --format --color --files-dir --help"
+            opts="-s -d -h --strict --format --color --rules --files-dir --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,6 +491,10 @@ _flint() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --rules)
+                    COMPREPLY=($(compgen -W "flatcar upstream" -- "${cur}"))
                     return 0
                     ;;
                 --files-dir)

@@ -19,9 +19,10 @@ VM_TOOLS="sgdisk sfdisk mdadm cryptsetup dmsetup mke2fs mkfs.xfs mkfs.btrfs mkfs
           blkid wipefs partx losetup useradd usermod userdel groupadd groupdel"
 # Loaded in this order (after dependency resolution). virtio_net for QEMU user networking;
 # qemu_fw_cfg exposes the config and the scenario script under /sys/firmware.
+# isofs and udf: config drives (ISO9660, Azure's UDF provisioning disc).
 VM_MODULES="virtio_pci virtio_blk virtio_net qemu_fw_cfg loop md_mod raid1 dm_mod dm_crypt
             ext4 xfs btrfs vfat nls_cp437 nls_ascii nls_iso8859_1 nls_utf8 xts aesni_intel
-            crc32c_generic crc32c_intel af_alg algif_skcipher algif_hash"
+            crc32c_generic crc32c_intel af_alg algif_skcipher algif_hash isofs udf"
 
 vm_log() { printf '[vm] %s\n' "$*" >&2; }
 
@@ -123,6 +124,7 @@ build_initramfs() {
 # boot_vm NAME LOG DISK...
 # Inputs (variables): VM_INITRD (required), VM_SCRIPT (the guest script, required),
 #   VM_CONFIG (Ignition config for fw_cfg, optional), VM_NET=1 (QEMU user net),
+#   VM_APPEND (more kernel arguments, e.g. flatcar.oem.id=ec2),
 #   VM_TIMEOUT (s, default 300), VM_MEM (MiB, default 1024).
 # Outputs: BOOT_SECS (qemu start -> RESULT line, host clock), BOOT_UPTIME (guest uptime at
 #   RESULT), BOOT_STATUS (ok | timeout | noresult). Returns the guest's rc, or 124 when
@@ -134,7 +136,7 @@ boot_vm() {
     -name "flint-$name" -nographic -no-reboot -monitor none
     -kernel "$KERNEL" -initrd "${VM_INITRD:?}")
   local append="console=ttyS0 panic=-1 quiet loglevel=4 flatcar.first_boot=detected"
-  append+=" flint.disks=$# flint.net=${VM_NET:-0}"
+  append+=" flint.disks=$# flint.net=${VM_NET:-0}${VM_APPEND:+ $VM_APPEND}"
   for disk in "$@"; do
     args+=(-drive "file=$disk,if=virtio,format=raw")
   done

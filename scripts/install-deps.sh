@@ -13,7 +13,7 @@ for pair in \
   sgdisk:gdisk sfdisk:fdisk mke2fs:e2fsprogs mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
   mkfs.vfat:dosfstools mtype:mtools mdadm:mdadm cryptsetup:cryptsetup-bin \
   cpio:cpio modprobe:kmod /bin/busybox:busybox-static losetup:mount /usr/bin/time:time \
-  /usr/bin/dracut:dracut-core; do
+  /usr/bin/dracut:dracut-core /usr/bin/genisoimage:genisoimage; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || [ -e "${pair%%:*}" ] || need+=("${pair#*:}")
 done
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
@@ -51,4 +51,28 @@ if [ $qemu_needed = 1 ]; then
   else
     "${APT[@]}" install -y -qq --no-install-recommends qemu-system-x86 >/dev/null
   fi
+fi
+
+# Emulators for the object-storage tests (tests/object_storage.rs): moto's S3 server,
+# which verifies SigV4 signatures (PyPI), and Azurite, Microsoft's Azure Storage emulator
+# (npm). Pinned; installed only when missing or at another version.
+PY=$(command -v python3)
+if ! "$PY" -c 'import moto, flask, sys; sys.exit(moto.__version__ != "5.2.5")' 2>/dev/null; then
+  echo "== installing: moto[server]==5.2.5 (PyPI)"
+  if ! "$PY" -m pip --version >/dev/null 2>&1; then
+    "${APT[@]}" update -qq
+    "${APT[@]}" install -y -qq --no-install-recommends python3-pip >/dev/null
+  fi
+  # Debian's own python3 refuses pip installs into it without this flag (PEP 668).
+  flag=()
+  "$PY" -m pip install --help 2>/dev/null | grep -q -- --break-system-packages && flag=(--break-system-packages)
+  "$PY" -m pip install -q "${flag[@]}" "moto[server]==5.2.5"
+fi
+if [ "$(azurite-blob --version 2>/dev/null)" != "3.35.0" ]; then
+  echo "== installing: azurite@3.35.0 (npm)"
+  if ! command -v npm >/dev/null; then
+    "${APT[@]}" update -qq
+    "${APT[@]}" install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  npm install -g --no-fund --no-audit azurite@3.35.0 >/dev/null
 fi

@@ -6,6 +6,8 @@ pub mod diag;
 pub mod fetch;
 pub mod ignition;
 pub mod json;
+pub mod migrate;
+pub mod platform;
 pub mod provision;
 pub mod schema;
 pub mod spec;

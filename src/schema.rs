@@ -8,10 +8,7 @@ use serde_json::{Map, Value};
 
 /// The schema names `flint schema` knows.
 pub fn names() -> Vec<String> {
-    let ignition = Version::ALL
-        .iter()
-        .filter(|v| **v >= Version::V3_3)
-        .map(|v| format!("ignition-{v}"));
+    let ignition = Version::ALL.iter().map(|v| format!("ignition-{v}"));
     let butane = REGISTRY
         .iter()
         .map(|s| format!("butane-{}-{}", s.name, s.version));
@@ -21,8 +18,7 @@ pub fn names() -> Vec<String> {
 /// The schema called `name`, if there is one.
 pub fn by_name(name: &str) -> Option<Value> {
     if let Some(v) = name.strip_prefix("ignition-") {
-        let version = Version::parse(v).ok()?;
-        return (version >= Version::V3_3).then(|| ignition(version));
+        return Version::parse(v).ok().map(ignition);
     }
     REGISTRY
         .iter()
@@ -113,7 +109,46 @@ pub fn ignition(version: Version) -> Value {
         "required".into(),
         Value::Array(vec![Value::String("ignition".into())]),
     );
+    prune_definitions(obj);
     root
+}
+
+/// Drops the definitions no longer referenced once a version's keys are gone (3.4.0 has no
+/// `Cex`, 3.0.0 no `Luks`), so a schema shows only what its version has.
+fn prune_definitions(root: &mut Map<String, Value>) {
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("$ref", Value::String(r)) => out.push(
+                            r.trim_start_matches("#/definitions/")
+                                .trim_start_matches("#/$defs/")
+                                .to_string(),
+                        ),
+                        _ => refs(x, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let Some(Value::Object(defs)) = root.remove("definitions") else {
+        return;
+    };
+    let mut todo = Vec::new();
+    refs(&Value::Object(root.clone()), &mut todo);
+    let mut keep = std::collections::BTreeSet::new();
+    while let Some(name) = todo.pop() {
+        if keep.insert(name.clone())
+            && let Some(d) = defs.get(&name)
+        {
+            refs(d, &mut todo);
+        }
+    }
+    let kept: Map<String, Value> = defs.into_iter().filter(|(k, _)| keep.contains(k)).collect();
+    root.insert("definitions".into(), Value::Object(kept));
 }
 
 /// Drops the keys `version` does not have and refuses unknown keys, so editors flag typos.
@@ -154,6 +189,13 @@ mod tests {
         assert!(!s33.contains("openOptions"));
         assert!(s34.contains("openOptions"));
         assert!(s33.contains("\"const\":\"3.3.0\""));
+        let s30 = ignition(Version::V3_0).to_string();
+        assert!(!s30.contains("kernelArguments") && !s30.contains("httpHeaders"));
+        assert!(!s34.contains("\"cex\""));
+        let s35 = ignition(Version::V3_5).to_string();
+        assert!(s35.contains("\"cex\""));
+        assert!(by_name("ignition-3.7.0-experimental").is_some());
+        assert!(by_name("ignition-3.0.0").is_some());
         assert!(by_name("ignition-3.4.0").is_some());
         assert!(by_name("ignition-9.9.9").is_none());
         let b10 = by_name("butane-flatcar-1.0.0").unwrap().to_string();

@@ -457,6 +457,25 @@ fn run_as_ignition_validate_it_behaves_like_upstream() {
     let (code, out, _) = run(&["bad.ign"]);
     assert_eq!(code, 1);
     assert!(out.contains("error at $.storage.files.0.path"), "{out}");
+    // Upstream's validator knows no legacy config (flint validate follows Flatcar's).
+    std::fs::write(
+        dir.join("legacy.ign"),
+        br#"{"ignition":{"version":"2.2.0"}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        run(&["legacy.ign"]),
+        (
+            1,
+            String::new(),
+            "couldn't parse config: unsupported config version\n".into()
+        )
+    );
+    std::fs::write(dir.join("v1.ign"), br#"{"ignitionVersion":1}"#).unwrap();
+    assert_eq!(
+        run(&["v1.ign"]).2,
+        "couldn't parse config: invalid config version (couldn't parse)\n"
+    );
     let o = with_stdin(&bin, &["-"], UNUSED_KEY);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(

@@ -81,9 +81,15 @@ pub fn case_dirs(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs a conformance runner script and asserts its final line reports no failure.
 pub fn run_check_script(script: &Path, command: &str, min_cases: usize) {
+    run_check_script_on(script, command, None, min_cases)
+}
+
+/// Runs a conformance runner script on the corpus in `dir` (its own folder when `None`).
+pub fn run_check_script_on(script: &Path, command: &str, dir: Option<&Path>, min_cases: usize) {
     let out = Command::new("bash")
         .arg(script)
         .arg(command)
+        .args(dir)
         .output()
         .expect("running the conformance runner");
     let stdout = String::from_utf8_lossy(&out.stdout);

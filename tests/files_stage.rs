@@ -90,6 +90,18 @@ fn plan_fails_where_apply_would() {
     assert!(checked >= 4, "only {checked} cases");
 }
 
+/// Spec 1 and 2.x configs: the fetch and files stages leave the tree Flatcar's Ignition
+/// leaves (`conformance/files-legacy/`, made with run-ignition.sh).
+#[test]
+fn legacy_files_corpus_passes() {
+    let script = common::corpus("files").join("check.sh");
+    let cmd = format!(
+        "{} apply --stage files --root {{root}} {{config}}",
+        common::flint().display()
+    );
+    common::run_check_script_on(&script, &cmd, Some(&common::corpus("files-legacy")), 16);
+}
+
 fn manifest(root: &Path) -> String {
     let out = Command::new("python3")
         .arg(common::corpus("files").join("manifest.py"))

@@ -3,6 +3,7 @@
 
 pub mod completions;
 pub mod ignition_validate;
+pub mod migrate;
 pub mod provision;
 pub mod translate;
 pub mod validate;
@@ -26,10 +27,16 @@ pub enum Command {
     Plan(provision::ProvisionArgs),
     /// Provision the machine from a config (disks, filesystems, files, users, units).
     Apply(provision::ProvisionArgs),
+    /// Delete the config from the hypervisor after the first boot (vmware, virtualbox), as
+    /// upstream's ignition-rmcfg.
+    Rmcfg(provision::RmcfgArgs),
     /// Translate a Butane config into an Ignition config (the same as `butane`).
     Translate(translate::TranslateArgs),
     /// Check Ignition and Butane configs (files or directories), many at once.
     Validate(validate::ValidateArgs),
+    /// Print the Butane config (variant flatcar) equivalent to an Ignition config of any
+    /// version, spec 1 and 2.x included.
+    Migrate(migrate::MigrateArgs),
     /// Print a JSON Schema for editors.
     Schema {
         /// One of the names `flint schema --list` prints, e.g. ignition-3.4.0.
@@ -50,8 +57,10 @@ pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Plan(args) => provision::run(&args, false),
         Command::Apply(args) => provision::run(&args, true),
+        Command::Rmcfg(args) => provision::rmcfg(&args),
         Command::Translate(args) => translate::run(&args),
         Command::Validate(args) => validate::run(&args),
+        Command::Migrate(args) => migrate::run(&args),
         Command::Completions(args) => completions::run_completions(&args),
         Command::Man(args) => completions::run_man(&args),
         Command::Schema { name, list } => {

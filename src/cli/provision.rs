@@ -16,10 +16,18 @@ pub struct ProvisionArgs {
     /// The mounted target root.
     #[arg(long, default_value = "/sysroot", value_name = "DIR")]
     pub root: PathBuf,
-    /// Where the config comes from: `auto` looks at the kernel command line
-    /// (ignition.config.url=) and then QEMU fw_cfg.
+    /// Where the config comes from: `auto` is the platform the kernel command line names
+    /// (ignition.platform.id=, else flatcar.oem.id=, else qemu on QEMU/KVM, else metal).
     #[arg(long, value_name = "SOURCE", conflicts_with = "config")]
     pub config_source: Option<String>,
+    /// Get the config from this platform (aws, azure, gcp, openstack, vmware, …; `flint
+    /// rmcfg --help` lists them): the kernel command line, then user.ign in the system
+    /// config directories, then the platform.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["config", "config_source"])]
+    pub platform: Option<String>,
+    /// How long the platform may take to hand over the config, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub fetch_timeout: u64,
     /// Base configs (*.ign, in name order) merged underneath the user config.
     #[arg(long, value_name = "DIR")]
     pub base_dir: Option<PathBuf>,
@@ -38,23 +46,34 @@ pub struct ProvisionArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// The config: Ignition 3.0–3.4 JSON or Butane YAML (`-` for standard input).
+    /// The config: Ignition 3.x JSON (3.0.0–3.7.0-experimental) or Butane YAML (`-` for
+    /// standard input).
     pub config: Option<PathBuf>,
 }
 
 /// Runs `plan` (`apply` = false) or `apply`; returns the exit code.
 pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
-    let source = match (&args.config, args.config_source.as_deref()) {
+    let source = match (&args.config, args.config_source.as_deref(), &args.platform) {
         // `-`: the config on standard input.
-        (Some(p), _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),
-        (Some(p), _) => Source::File(p.clone()),
-        (None, Some("auto")) => Source::Auto,
-        (None, Some(other)) => {
+        (Some(p), _, _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),
+        (Some(p), _, _) => Source::File(p.clone()),
+        (None, _, Some(name)) => {
+            if crate::platform::get(name).is_none() {
+                eprintln!(
+                    "error: unknown platform {name:?}; known: {}",
+                    crate::platform::names().join(", ")
+                );
+                return 2;
+            }
+            Source::Platform(name.clone())
+        }
+        (None, Some("auto"), None) => Source::Auto,
+        (None, Some(other), None) => {
             eprintln!("error: unknown config source {other:?} (use a file or `auto`)");
             return 2;
         }
-        (None, None) => {
-            eprintln!("error: give a CONFIG file or --config-source auto");
+        (None, None, None) => {
+            eprintln!("error: give a CONFIG file, --platform NAME or --config-source auto");
             return 2;
         }
     };
@@ -68,6 +87,7 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         root: std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone()),
         state_dir: args.state_dir.clone(),
         fetch: crate::fetch::Settings::from_env(),
+        fetch_timeout: std::time::Duration::from_secs(args.fetch_timeout.max(1)),
     };
     let stages: Vec<Stage> = match args.stage {
         Some(s) => vec![s],
@@ -86,8 +106,28 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     };
     let acq = match provision::fetch_stage(&opts) {
         Ok(a) => a,
-        Err(e) => return out.failed(&e),
+        Err(e) => {
+            // The platform hears of the failure too (Equinix Metal's timeline).
+            if let Ok(p) = crate::platform::select(
+                match &opts.source {
+                    Source::Platform(n) => Some(n.as_str()),
+                    _ => None,
+                },
+                &opts.places,
+            ) && !matches!(opts.source, Source::File(_))
+            {
+                let cx = crate::platform::Context::new(
+                    crate::fetch::Fetcher::with(opts.fetch.clone()),
+                    opts.places.clone(),
+                );
+                report(&out, p, &cx, Stage::Fetch, Some(&e.message));
+            }
+            return out.failed(&e);
+        }
     };
+    for n in &acq.notes {
+        out.note(&format!("fetch: {n}"));
+    }
     out.note(&format!(
         "fetch: config from {}, {} resources ({} bytes) fetched and verified",
         acq.origin,
@@ -126,6 +166,14 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         }
     }
     provision::mounts::release(&plan_mounts);
+    if apply && let Some(p) = acq.platform {
+        let cx = crate::platform::Context::new(acq.fetcher.clone(), opts.places.clone());
+        // Each stage asked for that ran, as upstream reports once per stage run.
+        for (s, _) in times.iter().filter(|(s, _)| stages.contains(s)) {
+            let failed = result.as_ref().err().filter(|e| e.stage == *s);
+            report(&out, p, &cx, *s, failed.map(|e| e.message.as_str()));
+        }
+    }
     if let Err(e) = result {
         // A run that fails after mounting leaves nothing mounted behind.
         if apply && stages.len() > 1 {
@@ -200,10 +248,12 @@ fn run_stage(
             let actions = provision::files_stage(acq, &opts.root, &opts.state_dir, apply)?;
             let record = opts.root.join("etc/.ignition-result.json");
             if apply && (!actions.is_empty() || !record.exists()) {
-                provision::write_result(&opts.root, true).map_err(|e| provision::StageError {
-                    stage: Stage::Files,
-                    path: None,
-                    message: format!("writing the result record: {e}"),
+                provision::write_result(&opts.root, acq.user_provided).map_err(|e| {
+                    provision::StageError {
+                        stage: Stage::Files,
+                        path: None,
+                        message: format!("writing the result record: {e}"),
+                    }
                 })?;
             }
             Ok((actions, Vec::new()))
@@ -216,6 +266,59 @@ fn run_stage(
                 Vec::new(),
                 provision::mounts::umount_stage(&acq.config, &opts.root)?,
             ))
+        }
+    }
+}
+
+/// Tells the platform how a stage went (only Equinix Metal listens); a failure to tell is
+/// a note, not a failed run.
+fn report(
+    out: &Output,
+    p: &dyn crate::platform::Platform,
+    cx: &crate::platform::Context,
+    stage: Stage,
+    error: Option<&str>,
+) {
+    if let Err(e) = p.report(cx, stage.name(), error) {
+        out.note(&format!("{}: POST status error: {e}", stage.name()));
+    }
+}
+
+/// `flint rmcfg`: delete the config from the hypervisor after boot.
+#[derive(Debug, clap::Args)]
+pub struct RmcfgArgs {
+    /// The platform (vmware or virtualbox keep the config where the guest can read it);
+    /// without it, the platform the kernel command line names.
+    #[arg(long, value_name = "NAME")]
+    pub platform: Option<String>,
+}
+
+/// Runs `rmcfg`; returns the exit code.
+pub fn rmcfg(args: &RmcfgArgs) -> i32 {
+    let places = Places::default();
+    let p = match crate::platform::select(args.platform.as_deref(), &places) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let cx = crate::platform::Context::new(
+        crate::fetch::Fetcher::with(crate::fetch::Settings::from_env()),
+        places,
+    );
+    let r = p.delete_config(&cx);
+    for n in cx.take_notes() {
+        eprintln!("rmcfg: {n}");
+    }
+    match r {
+        Ok(()) => {
+            eprintln!("rmcfg: successfully deleted config");
+            0
+        }
+        Err(e) => {
+            eprintln!("error: couldn't delete config: {e}");
+            1
         }
     }
 }

@@ -18,6 +18,25 @@ pub enum Format {
     Github,
 }
 
+/// Whose validator to be for Ignition configs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Rules {
+    /// Flatcar's ignition-validate: upstream's rules, and `oem://` sources are accepted.
+    #[default]
+    Flatcar,
+    /// Upstream's ignition-validate exactly: `oem://` is an invalid url scheme.
+    Upstream,
+}
+
+impl Rules {
+    fn options(self) -> crate::ignition::validate::Options {
+        match self {
+            Rules::Flatcar => crate::ignition::validate::Options::FLATCAR,
+            Rules::Upstream => crate::ignition::validate::Options::UPSTREAM,
+        }
+    }
+}
+
 /// When human output is coloured and shown as source snippets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColorWhen {
@@ -43,6 +62,9 @@ pub struct ValidateArgs {
     /// Colour human output and show the source around each problem, as Butane does.
     #[arg(long, alias = "colour", value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
+    /// Whose rules Ignition configs are validated by.
+    #[arg(long, value_enum, default_value_t = Rules::Flatcar)]
+    pub rules: Rules,
     /// The files directory for Butane `local` references (default: a `files` directory
     /// beside each config, when there is one).
     #[arg(short = 'd', long, value_name = "DIR")]
@@ -150,7 +172,12 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, Option<
     }
 }
 
-fn check_file(path: &Path, err: Option<io::Error>, files_dir: Option<&Path>) -> Outcome {
+fn check_file(
+    path: &Path,
+    err: Option<io::Error>,
+    files_dir: Option<&Path>,
+    rules: Rules,
+) -> Outcome {
     let file = path.display().to_string();
     let butane = is_butane_file(path);
     // `-` is standard input (read once).
@@ -183,7 +210,7 @@ fn check_file(path: &Path, err: Option<io::Error>, files_dir: Option<&Path>) -> 
             .then(|| String::from_utf8_lossy(&bytes).into_owned())
     };
     if !butane {
-        let diagnostics = crate::ignition::check(&bytes);
+        let diagnostics = crate::ignition::check_with(&bytes, rules.options());
         return Outcome {
             file,
             text: keep(&diagnostics, &None),
@@ -238,6 +265,23 @@ pub fn validate_one(path: &Path) -> i32 {
             return 1;
         }
     };
+    // Upstream's validator knows no spec 1 or 2.x config (Flatcar's does: `flint validate`).
+    if let Some((tree, _)) = crate::ignition::legacy_tree(&bytes) {
+        let semver = tree
+            .get("ignition")
+            .and_then(|e| e.value.get("version"))
+            .is_some_and(|e| {
+                matches!(&e.value.value, crate::tree::Value::String(s)
+                    if crate::ignition::version::is_semver(s))
+            });
+        let why = if semver {
+            "unsupported config version"
+        } else {
+            "invalid config version (couldn't parse)"
+        };
+        eprintln!("couldn't parse config: {why}");
+        return 1;
+    }
     let o = Outcome {
         file: path.display().to_string(),
         diagnostics: crate::ignition::check(&bytes),
@@ -256,7 +300,7 @@ pub fn run(args: &ValidateArgs) -> i32 {
     let files = collect(&args.paths);
     let outcomes: Vec<Outcome> = files
         .into_par_iter()
-        .map(|(p, e)| check_file(&p, e, args.files_dir.as_deref()))
+        .map(|(p, e)| check_file(&p, e, args.files_dir.as_deref(), args.rules))
         .collect();
     let single = outcomes.len() == 1 && !args.paths.iter().any(|p| p.is_dir());
     let color = match args.color {

@@ -129,17 +129,25 @@ impl HttpClient {
         ))
     }
 
-    /// Fetches `url` with the config's `headers` (name, value); follows redirects.
+    /// Fetches `url` with the config's `headers` (name, value); follows redirects. Only 2xx
+    /// bodies are returned; a 404 says "resource not found (404)".
     pub fn get(&self, url: &str, headers: &[(String, String)]) -> Result<Vec<u8>, String> {
+        let resp = self.send(&Request::get(url, headers))?;
+        resp.into_body(url)
+    }
+
+    /// Sends `req`, following redirects, retrying connection errors, 5xx and the request's
+    /// `retry_codes` with backoff until the total timeout; any other status is returned.
+    pub fn send(&self, req: &Request) -> Result<Response, String> {
         let deadline = self.total_timeout.map(|t| Instant::now() + t);
-        let mut current = url.to_string();
+        let mut current = req.url.to_string();
         let mut seen = Vec::new();
         for hop in 0..=MAX_REDIRECTS {
             // Custom headers go to the URL the config names, not to where it redirects
             // (which may be another host).
-            let hdrs = if hop == 0 { headers } else { &[] };
-            match self.get_with_retries(&current, hdrs, deadline)? {
-                Reply::Body(b) => return Ok(b),
+            let hdrs = if hop == 0 { req.headers } else { &[] };
+            match self.send_with_retries(req, &current, hdrs, deadline)? {
+                Reply::Done(r) => return Ok(r),
                 Reply::Redirect(to) => {
                     seen.push(current.clone());
                     if seen.contains(&to) {
@@ -151,12 +159,13 @@ impl HttpClient {
         }
         Err(format!(
             "more than {MAX_REDIRECTS} redirects from {}",
-            redact(url)
+            redact(req.url)
         ))
     }
 
-    fn get_with_retries(
+    fn send_with_retries(
         &self,
+        req: &Request,
         url: &str,
         headers: &[(String, String)],
         deadline: Option<Instant>,
@@ -164,7 +173,7 @@ impl HttpClient {
         let mut delay = BACKOFF_START;
         let mut broken = 0;
         loop {
-            let last_error = match self.attempt(url, headers, deadline) {
+            let last_error = match self.attempt(req, url, headers, deadline) {
                 Ok(r) => return Ok(r),
                 Err(Attempt::Fail(e)) => return Err(e),
                 Err(Attempt::Broken(e)) => {
@@ -186,7 +195,7 @@ impl HttpClient {
         }
     }
 
-    /// The request headers: Ignition's defaults, replaced by same-named config headers.
+    /// The request headers: Ignition's defaults, replaced by same-named custom headers.
     fn headers(&self, custom: &[(String, String)]) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = vec![
             ("User-Agent".into(), self.user_agent.clone()),
@@ -202,26 +211,45 @@ impl HttpClient {
 
     fn attempt(
         &self,
+        req: &Request,
         url: &str,
         custom: &[(String, String)],
         deadline: Option<Instant>,
     ) -> Result<Reply, Attempt> {
         let target = Url::parse(url).map_err(Attempt::Fail)?;
         let agent = self.agent(&target).map_err(Attempt::Fail)?;
-        let mut req = agent.get(url);
+        let method = ureq::http::Method::from_bytes(req.method.as_bytes())
+            .map_err(|_| Attempt::Fail(format!("bad HTTP method {:?}", req.method)))?;
+        let mut builder = ureq::http::Request::builder().method(method).uri(url);
         for (k, v) in self.headers(custom) {
-            req = req.header(k.as_str(), v.as_str());
+            builder = builder.header(k.as_str(), v.as_str());
         }
-        if let Some(d) = deadline {
-            let left = d
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(1));
-            req = req.config().timeout_global(Some(left)).build();
-        }
-        let mut resp = match req.call() {
+        let left = deadline.map(|d| {
+            d.saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1))
+        });
+        let bad =
+            |e: ureq::http::Error| Attempt::Fail(format!("{} {}: {e}", req.method, redact(url)));
+        let sent = match req.body {
+            // PUT and POST send their body (possibly empty, with a Content-Length).
+            Some(b) => {
+                let r = builder.body(b.to_vec()).map_err(bad)?;
+                let r = agent
+                    .configure_request(r)
+                    .timeout_global(left)
+                    .allow_non_standard_methods(true)
+                    .build();
+                agent.run(r)
+            }
+            None => {
+                let r = builder.body(()).map_err(bad)?;
+                agent.run(agent.configure_request(r).timeout_global(left).build())
+            }
+        };
+        let mut resp = match sent {
             Ok(r) => r,
             Err(e) => {
-                let msg = format!("GET {}: {e}", redact(url));
+                let msg = format!("{} {}: {e}", req.method, redact(url));
                 // A certificate problem does not go away by asking again.
                 let text = e.to_string().to_ascii_lowercase();
                 let tls = matches!(e, ureq::Error::Tls(_) | ureq::Error::Rustls(_))
@@ -235,34 +263,44 @@ impl HttpClient {
             }
         };
         let status = resp.status().as_u16();
-        if (300..400).contains(&status) {
+        if (300..400).contains(&status) && status != 304 {
             let loc = resp
                 .headers()
                 .get("location")
                 .and_then(|v| v.to_str().ok())
                 .ok_or_else(|| {
-                    Attempt::Fail(format!("GET {}: {status} without Location", redact(url)))
+                    Attempt::Fail(format!(
+                        "{} {}: {status} without Location",
+                        req.method,
+                        redact(url)
+                    ))
                 })?;
             return Ok(Reply::Redirect(target.join(loc)));
         }
-        if status >= 500 {
+        if status >= 500 || req.retry_codes.contains(&status) {
             return Err(Attempt::Retry(format!(
-                "GET {}: server error {status}",
-                redact(url)
-            )));
-        }
-        if status == 404 {
-            return Err(Attempt::Fail(format!(
-                "GET {}: resource not found (404)",
-                redact(url)
-            )));
-        }
-        if status >= 400 || !(200..300).contains(&status) {
-            return Err(Attempt::Fail(format!(
-                "GET {}: {status} {}",
+                "{} {}: {}",
+                req.method,
                 redact(url),
-                reason(status)
+                if status >= 500 {
+                    format!("server error {status}")
+                } else {
+                    format!("{status} {}", reason(status))
+                }
             )));
+        }
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect();
+        if req.method == "HEAD" {
+            return Ok(Reply::Done(Response {
+                method: req.method.to_string(),
+                status,
+                headers,
+                body: Vec::new(),
+            }));
         }
         resp.body_mut()
             .with_config()
@@ -270,18 +308,90 @@ impl HttpClient {
             .read_to_vec()
             .map_err(|e| match e {
                 ureq::Error::BodyExceedsLimit(_) => Attempt::Fail(format!(
-                    "GET {}: larger than the {}-byte limit",
+                    "{} {}: larger than the {}-byte limit",
+                    req.method,
                     redact(url),
                     self.limit
                 )),
-                e => Attempt::Broken(format!("GET {}: reading the body: {e}", redact(url))),
+                e => Attempt::Broken(format!(
+                    "{} {}: reading the body: {e}",
+                    req.method,
+                    redact(url)
+                )),
             })
-            .map(Reply::Body)
+            .map(|body| {
+                Reply::Done(Response {
+                    method: req.method.to_string(),
+                    status,
+                    headers,
+                    body,
+                })
+            })
+    }
+}
+
+/// One HTTP request: method, URL, custom headers (they replace Ignition's defaults of the
+/// same name), body, and statuses below 500 that are retried like server errors.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub method: &'a str,
+    pub url: &'a str,
+    pub headers: &'a [(String, String)],
+    pub body: Option<&'a [u8]>,
+    pub retry_codes: &'a [u16],
+}
+
+impl<'a> Request<'a> {
+    pub fn get(url: &'a str, headers: &'a [(String, String)]) -> Request<'a> {
+        Request {
+            method: "GET",
+            url,
+            headers,
+            body: None,
+            retry_codes: &[],
+        }
+    }
+}
+
+/// A final (non-redirect) response.
+#[derive(Debug, Clone)]
+pub struct Response {
+    pub method: String,
+    pub status: u16,
+    /// Names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body of a successful response; an error naming the status otherwise.
+    pub fn into_body(self, url: &str) -> Result<Vec<u8>, String> {
+        match self.status {
+            200..=299 => Ok(self.body),
+            404 => Err(format!(
+                "{} {}: resource not found (404)",
+                self.method,
+                redact(url)
+            )),
+            s => Err(format!(
+                "{} {}: {s} {}",
+                self.method,
+                redact(url),
+                reason(s)
+            )),
+        }
     }
 }
 
 enum Reply {
-    Body(Vec<u8>),
+    Done(Response),
     Redirect(String),
 }
 
@@ -290,7 +400,9 @@ fn reason(status: u16) -> &'static str {
         400 => "Bad Request",
         401 => "Unauthorized",
         403 => "Forbidden",
+        405 => "Method Not Allowed",
         410 => "Gone",
+        429 => "Too Many Requests",
         _ => "client error",
     }
 }

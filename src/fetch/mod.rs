@@ -2,9 +2,12 @@
 //! sources, checked against `verification.hash` and decompressed, with limits so that a
 //! hostile resource cannot take the machine's memory.
 
+pub mod aws;
 pub mod cloud;
 pub mod connect;
 pub mod http;
+pub mod lowport;
+pub mod metadata;
 pub mod proxy;
 pub mod tftp;
 pub mod url;
@@ -24,15 +27,19 @@ pub const DEFAULT_LIMIT: u64 = 1 << 30;
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub endpoints: cloud::Endpoints,
+    /// Where metadata services are (the `FLINT_METADATA_ENDPOINT` test hook).
+    pub metadata: metadata::Endpoint,
     /// Largest resource accepted, fetched or decompressed.
     pub limit: u64,
 }
 
 impl Settings {
-    /// From `FLINT_S3_ENDPOINT`, `FLINT_GS_ENDPOINT` and `FLINT_MAX_RESOURCE_BYTES`.
+    /// From `FLINT_S3_ENDPOINT`, `FLINT_GS_ENDPOINT`, `FLINT_AZURE_BLOB_ENDPOINT`,
+    /// `FLINT_METADATA_ENDPOINT` and `FLINT_MAX_RESOURCE_BYTES`.
     pub fn from_env() -> Settings {
         Settings {
             endpoints: cloud::Endpoints::from_env(),
+            metadata: metadata::Endpoint::from_env(),
             limit: std::env::var("FLINT_MAX_RESOURCE_BYTES")
                 .ok()
                 .and_then(|v| v.parse().ok())
@@ -45,6 +52,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             endpoints: cloud::Endpoints::default(),
+            metadata: metadata::Endpoint::default(),
             limit: DEFAULT_LIMIT,
         }
     }
@@ -55,8 +63,13 @@ impl Default for Settings {
 pub struct Fetcher {
     pub http: HttpClient,
     pub endpoints: cloud::Endpoints,
+    pub endpoint: metadata::Endpoint,
+    /// What the platform lends to object-storage fetches.
+    pub credentials: cloud::Credentials,
+    pub cloud: cloud::SharedCache,
     pub tftp_timeout: Duration,
     pub limit: u64,
+    notes: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Fetcher {
@@ -77,9 +90,23 @@ impl Fetcher {
                 user_agent: format!("Ignition/flint-{}", env!("CARGO_PKG_VERSION")),
             },
             endpoints: settings.endpoints,
+            endpoint: settings.metadata,
+            credentials: cloud::Credentials::Anonymous,
+            cloud: Arc::default(),
             tftp_timeout: Duration::from_secs(2),
             limit: settings.limit,
+            notes: Arc::default(),
         }
+    }
+
+    /// Records a line for the run's output (a fallback taken, …).
+    pub fn note(&self, text: String) {
+        self.notes.lock().expect("no holder panics").push(text);
+    }
+
+    /// The lines recorded so far, by this fetcher and its clones.
+    pub fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut *self.notes.lock().expect("no holder panics"))
     }
 
     /// Applies the timeouts and proxy of `ig` (CAs are added with [`Fetcher::add_roots`]).
@@ -132,20 +159,16 @@ impl Fetcher {
             "data" => {
                 crate::ignition::dataurl::decode(url).map_err(|e| format!("bad data URL: {e}"))
             }
+            "http" | "https" if cloud::is_azure_blob(url) => {
+                cloud::azure_blob_get(self, url, headers)
+            }
             "http" | "https" => self.http.get(url, headers),
             "tftp" => {
                 let u = url::Url::parse(url)?;
                 tftp::get(&u.host, u.port, &u.path, self.tftp_timeout, self.limit)
             }
-            "s3" | "arn" | "gs" => {
-                if scheme != "gs" && compression.is_some_and(|c| !c.is_empty()) {
-                    return Err("compression is not supported with that scheme".into());
-                }
-                let https = self.endpoints.https_url(url)?;
-                self.http
-                    .get(&https, &[])
-                    .map_err(|e| cloud::explain(url, e))
-            }
+            "s3" | "arn" => cloud::s3_get(self, url, compression),
+            "gs" => cloud::gcs_get(self, url),
             _ => Err(format!("unsupported URL scheme {scheme:?}")),
         }
     }

@@ -127,8 +127,9 @@ merge_struct!(Filesystem {
     format, label, path, uuid, wipe_filesystem ; device ; ; ; mount_options, options
 });
 merge_struct!(Luks {
-    device, discard, label, uuid, wipe_volume ; name ; clevis, key_file ; open_options ; options
+    device, discard, label, uuid, wipe_volume ; name ; cex, clevis, key_file ; open_options ; options
 });
+merge_struct!(Cex { enabled ; ; ; ; });
 merge_struct!(Clevis { threshold, tpm2 ; ; custom ; tang ; });
 merge_struct!(ClevisCustom { config, needs_network, pin ; ; ; ; });
 merge_struct!(Tang { thumbprint, advertisement ; url ; ; ; });

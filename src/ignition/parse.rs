@@ -34,8 +34,22 @@ struct StubIgnition {
     version: Option<String>,
 }
 
-fn de_error(src: &Source, e: DeError) -> Diagnostic {
+pub(crate) fn de_error(src: &Source, e: DeError) -> Diagnostic {
     Diagnostic::error(e.path, e.offset.map(|o| src.locate(o)), e.message)
+}
+
+/// Reads `bytes` as a JSON tree, with Go's syntax error positions.
+pub fn read_json(bytes: &[u8]) -> Result<Node, Diagnostic> {
+    let src = Source::new(bytes);
+    json::parse(bytes).map_err(|e| {
+        // Go reports a syntax error after reading the offending byte; an unexpected end of
+        // input has no position and prints as line 0 col 0.
+        let pos = match e.at {
+            Some(at) => src.locate(at + 1),
+            None => crate::tree::LineCol { line: 0, col: 0 },
+        };
+        Diagnostic::error(None, Some(pos), e.message)
+    })
 }
 
 /// Reads `bytes` as an Ignition config. On failure returns the diagnostics that explain it
@@ -45,15 +59,7 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
         return Err(Diagnostic::fatal("not a config (empty)"));
     }
     let src = Source::new(bytes);
-    let tree = json::parse(bytes).map_err(|e| {
-        // Go reports a syntax error after reading the offending byte; an unexpected end of
-        // input has no position and prints as line 0 col 0.
-        let pos = match e.at {
-            Some(at) => src.locate(at + 1),
-            None => crate::tree::LineCol { line: 0, col: 0 },
-        };
-        Diagnostic::error(None, Some(pos), e.message)
-    })?;
+    let tree = read_json(bytes)?;
 
     let all_keys = |_: &'static str, _: &str| true;
     let (stub, _) = de::from_node::<Stub>(&tree, &all_keys).map_err(|e| de_error(&src, e))?;

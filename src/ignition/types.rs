@@ -1,5 +1,5 @@
-//! The Ignition config model: spec 3.4.0, of which every earlier 3.x version is a subset
-//! (keys a version lacks are gated in `version.rs`).
+//! The Ignition config model: spec 3.7.0-experimental (= 3.6.0), of which every earlier 3.x
+//! version is a subset (keys a version lacks are gated in `version.rs`).
 //!
 //! Fields are declared in the order the upstream Go structs declare them, because that is
 //! the order of keys in the JSON the upstream tools print. A field is left out of the output
@@ -247,6 +247,9 @@ model! {
     }
 
     pub struct Luks {
+        /// IBM Crypto Express (s390x) key protection; spec 3.5.0 and later.
+        #[serde(skip_serializing_if = "is_zero")]
+        pub cex: Cex,
         #[serde(skip_serializing_if = "is_zero")]
         pub clevis: Clevis,
         #[serde(skip_serializing_if = "is_zero")]
@@ -266,6 +269,11 @@ model! {
         pub uuid: Option<String>,
         #[serde(skip_serializing_if = "is_zero")]
         pub wipe_volume: Option<bool>,
+    }
+
+    pub struct Cex {
+        #[serde(skip_serializing_if = "is_zero")]
+        pub enabled: Option<bool>,
     }
 
     pub struct Clevis {
@@ -398,3 +406,20 @@ macro_rules! node_ref {
     )*};
 }
 node_ref!(File, Directory, Link);
+
+impl Cex {
+    /// Upstream's test: only `enabled: true` asks for CEX.
+    pub fn is_present(&self) -> bool {
+        self.enabled == Some(true)
+    }
+}
+
+impl Clevis {
+    /// Upstream's test for "this volume is bound with Clevis".
+    pub fn is_present(&self) -> bool {
+        self.custom.pin.as_deref().is_some_and(|p| !p.is_empty())
+            || !self.tang.is_empty()
+            || self.tpm2 == Some(true)
+            || self.threshold.is_some_and(|t| t != 0)
+    }
+}

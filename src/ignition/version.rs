@@ -10,6 +10,11 @@ pub enum Version {
     V3_2,
     V3_3,
     V3_4,
+    V3_5,
+    V3_6,
+    /// `3.7.0-experimental`: 3.6.0's model under another name; upstream accepts it and it may
+    /// still change.
+    V3_7Exp,
 }
 
 /// Why a version string was refused.
@@ -25,23 +30,28 @@ impl fmt::Display for VersionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             VersionError::Invalid => f.write_str("invalid config version (couldn't parse)"),
-            VersionError::Unsupported(v) => write!(
-                f,
-                "unsupported config version {v:?} (supported: 3.0.0 through 3.4.0)"
-            ),
+            // Upstream's wording exactly: the validator's output is compared line by line.
+            VersionError::Unsupported(_) => f.write_str("unsupported config version"),
         }
     }
 }
 
 impl Version {
-    pub const ALL: [Version; 5] = [
+    pub const ALL: [Version; 8] = [
         Version::V3_0,
         Version::V3_1,
         Version::V3_2,
         Version::V3_3,
         Version::V3_4,
+        Version::V3_5,
+        Version::V3_6,
+        Version::V3_7Exp,
     ];
-    pub const NEWEST: Version = Version::V3_4;
+    /// The version every config is upgraded to before it is merged and applied (upstream
+    /// does the same with its newest, experimental, model).
+    pub const NEWEST: Version = Version::V3_7Exp;
+    /// The newest stable version.
+    pub const STABLE: Version = Version::V3_6;
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -50,6 +60,9 @@ impl Version {
             Version::V3_2 => "3.2.0",
             Version::V3_3 => "3.3.0",
             Version::V3_4 => "3.4.0",
+            Version::V3_5 => "3.5.0",
+            Version::V3_6 => "3.6.0",
+            Version::V3_7Exp => "3.7.0-experimental",
         }
     }
 
@@ -76,8 +89,20 @@ impl Version {
             | ("PasswdUser" | "PasswdGroup", "shouldExist") => Version::V3_2,
             ("Config", "kernelArguments") => Version::V3_3,
             ("Luks", "discard" | "openOptions") | ("Tang", "advertisement") => Version::V3_4,
+            ("Luks", "cex") => Version::V3_5,
             _ => Version::V3_0,
         }
+    }
+
+    /// Whether the version is experimental (its model may change without notice).
+    pub fn is_experimental(self) -> bool {
+        self == Version::V3_7Exp
+    }
+
+    /// Whether files and directories get their setuid, setgid and sticky bits: older versions
+    /// drop them (with a validation warning), 3.6.0 and later apply them.
+    pub fn applies_special_mode_bits(self) -> bool {
+        self >= Version::V3_6
     }
 
     /// Whether this version has key `key` on model struct `ty`.
@@ -129,10 +154,20 @@ mod tests {
             Version::parse("3.9.0"),
             Err(VersionError::Unsupported(_))
         ));
-        assert!(matches!(
-            Version::parse("3.5.0-experimental"),
-            Err(VersionError::Unsupported(_))
-        ));
+        assert_eq!(Version::parse("3.5.0"), Ok(Version::V3_5));
+        assert_eq!(Version::parse("3.6.0"), Ok(Version::V3_6));
+        assert_eq!(Version::parse("3.7.0-experimental"), Ok(Version::V3_7Exp));
+        for v in [
+            "3.5.0-experimental",
+            "3.6.0-experimental",
+            "3.7.0",
+            "3.4.0-experimental",
+        ] {
+            assert!(
+                matches!(Version::parse(v), Err(VersionError::Unsupported(_))),
+                "{v}"
+            );
+        }
         assert!(matches!(
             Version::parse("2.3.0"),
             Err(VersionError::Unsupported(_))
@@ -145,5 +180,8 @@ mod tests {
         assert!(Version::V3_4.has_key("Luks", "discard"));
         assert!(!Version::V3_0.has_key("Filesystem", "mountOptions"));
         assert!(Version::V3_0.has_key("Filesystem", "format"));
+        assert!(!Version::V3_4.has_key("Luks", "cex"));
+        assert!(Version::V3_5.has_key("Luks", "cex"));
+        assert!(Version::V3_7Exp.has_key("Luks", "cex"));
     }
 }

@@ -1,5 +1,6 @@
 //! Config acquisition: find the user config (a file, the kernel command line, QEMU fw_cfg),
-//! read it whatever its form (Ignition 3.0–3.4 or Butane), merge base configs underneath, and
+//! read it whatever its form (Ignition 3.x, spec 1 or 2.x translated as Flatcar does, or
+//! Butane), merge base configs underneath, and
 //! resolve `ignition.config.replace` and `merge` recursively, depth first, as upstream does.
 
 use crate::fetch::{Fetcher, url::redact};
@@ -14,32 +15,18 @@ pub const MAX_DEPTH: usize = 10;
 #[derive(Debug, Clone)]
 pub enum Source {
     File(PathBuf),
-    /// Look at the kernel command line, then QEMU fw_cfg.
+    /// The platform the kernel command line names (`--config-source auto`).
     Auto,
+    /// This platform (`--platform NAME`).
+    Platform(String),
 }
 
-/// Where `Source::Auto` looks; overridable so that tests can stage them.
-#[derive(Debug, Clone)]
-pub struct Places {
-    pub cmdline: PathBuf,
-    pub fw_cfg: PathBuf,
-}
-
-impl Default for Places {
-    fn default() -> Self {
-        Places {
-            cmdline: std::env::var_os("FLINT_CMDLINE")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| "/proc/cmdline".into()),
-            fw_cfg: std::env::var_os("FLINT_FW_CFG")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| "/sys/firmware/qemu_fw_cfg/by_name".into()),
-        }
-    }
-}
+/// Where platforms look (the kernel command line, fw_cfg, the system config directories,
+/// ...).
+pub use crate::platform::Places;
 
 /// fw_cfg entries Flatcar reads, in order.
-pub const FW_CFG_NAMES: &[&str] = &["opt/org.flatcar-linux/config", "opt/com.coreos/config"];
+pub use crate::platform::qemu::FW_CFG_NAMES;
 
 /// Why acquisition failed, naming the entry and URL involved.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,14 +54,7 @@ fn err(path: Option<JsonPath>, message: impl Into<String>) -> AcquireError {
 /// The config URL on a kernel command line (the last of `ignition.config.url`,
 /// `flatcar.config.url`, `coreos.config.url`).
 pub fn cmdline_url(cmdline: &str) -> Option<String> {
-    cmdline.split_whitespace().rev().find_map(|arg| {
-        let (k, v) = arg.split_once('=')?;
-        matches!(
-            k,
-            "ignition.config.url" | "flatcar.config.url" | "coreos.config.url"
-        )
-        .then(|| v.to_string())
-    })
+    crate::platform::cmdline::parse(cmdline).url
 }
 
 /// Reads a config of any supported form: Ignition 3.x JSON, or Butane YAML (translated; its
@@ -87,8 +67,20 @@ pub fn parse_any(
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     let looks_json = first == Some(&b'{');
     if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
+        if let Some((tree, version)) = ignition::legacy_tree(bytes) {
+            // Spec 1 and 2.x configs are translated to 3.x as Flatcar's Ignition does.
+            let config = ignition::legacy::translate_bytes(bytes, tree, version)
+                .map_err(|e| err(e.path, format!("{name}: legacy config: {}", e.message)))?;
+            // The translation gives a 3.1.0 config, which goes up the chain as any other.
+            return Ok(ignition::upgrade(config, ignition::Version::V3_1));
+        }
         let parsed = ignition::parse(bytes).map_err(|d| err(None, format!("{name}: {d}")))?;
-        let issues = ignition::validate::validate(&parsed.config, parsed.version);
+        // Flatcar's rules: its Ignition fetches `oem://` sources.
+        let issues = ignition::validate::validate_with(
+            &parsed.config,
+            parsed.version,
+            ignition::validate::Options::FLATCAR,
+        );
         if let Some(e) = issues
             .iter()
             .find(|i| i.severity == crate::diag::Severity::Error)
@@ -98,16 +90,11 @@ pub fn parse_any(
                 format!("{name}: invalid config: {}", e.message),
             ));
         }
-        let mut config = parsed.config;
-        config.ignition.version = ignition::Version::NEWEST.to_string();
-        return Ok(config);
+        return Ok(ignition::upgrade(parsed.config, parsed.version));
     }
     let outcome = crate::spec::translate(bytes, crate::spec::Options { files_dir });
     match (outcome.config, outcome.failure) {
-        (Some(mut c), _) => {
-            c.ignition.version = ignition::Version::NEWEST.to_string();
-            Ok(c)
-        }
+        (Some(c), _) => Ok(ignition::upgrade::upgrade_declared(c)),
         (None, failure) => {
             let first = outcome.diagnostics.iter().find(|d| d.is_error());
             let detail = first.map(|d| d.to_string()).or(failure).unwrap_or_default();
@@ -119,53 +106,114 @@ pub fn parse_any(
     }
 }
 
-/// Reads the user config from `source`.
-pub fn user_config(
-    source: &Source,
-    places: &Places,
-    fetcher: &Fetcher,
-) -> Result<(Config, String), AcquireError> {
-    match source {
-        Source::File(p) => {
-            let bytes =
-                std::fs::read(p).map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
+/// Reads the user config from a file.
+pub fn file_config(p: &Path) -> Result<(Config, String), AcquireError> {
+    let bytes = std::fs::read(p).map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
+    let name = p.display().to_string();
+    let beside = p.parent().map(|d| d.join("files")).filter(|d| d.is_dir());
+    Ok((parse_any(&bytes, &name, beside.as_deref())?, name))
+}
+
+/// What the platform chain found: the user config (`None`: no config, or user data meant
+/// for another tool), where it came from, the lines to show about it, and files the
+/// platform wants written.
+pub struct PlatformConfig {
+    pub user: Option<Config>,
+    pub origin: String,
+    pub notes: Vec<String>,
+    pub files: Vec<crate::ignition::types::File>,
+}
+
+/// The user config from the platform chain (kernel command line, system `user.ign`, the
+/// platform), classified as Flatcar's Ignition does: empty, `#cloud-config`, `#!` scripts
+/// and multipart MIME are no config.
+pub fn platform_config(
+    platform: &dyn crate::platform::Platform,
+    cx: &crate::platform::Context,
+) -> Result<PlatformConfig, AcquireError> {
+    use crate::platform::userdata::{Kind, classify};
+    let got = crate::platform::acquire(platform, cx);
+    let mut notes = cx.take_notes();
+    notes.extend(cx.fetcher.take_notes());
+    let ud = got.map_err(|e| err(None, e))?;
+    let kind = classify(&ud.bytes);
+    let user = match kind {
+        Kind::Config => Some(parse_any(&ud.bytes, &ud.origin, None)?),
+        Kind::Empty => {
+            notes.push(format!(
+                "no user config ({}): going on with the base configs alone",
+                ud.origin
+            ));
+            None
+        }
+        k => {
+            notes.push(format!(
+                "the user data from {} is {}: skipped, so that coreos-cloudinit can take it",
+                ud.origin,
+                k.describe()
+            ));
+            None
+        }
+    };
+    Ok(PlatformConfig {
+        user,
+        origin: ud.origin,
+        notes,
+        files: ud.files,
+    })
+}
+
+/// The system base configs: `base.d` then `base.platform.d/PLATFORM` across the system
+/// config directories, merged in order. A fragment of base.d that is unreadable or no
+/// config fails the run; base.platform.d is skipped (with a note) on any error, as
+/// upstream does.
+pub fn system_base(
+    dirs: &crate::platform::system::SystemDirs,
+    platform: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<Config>, AcquireError> {
+    let read = |sub: &str| -> Result<Option<Config>, AcquireError> {
+        let mut acc: Option<Config> = None;
+        for p in dirs.fragments(sub).map_err(|e| err(None, e))? {
+            let bytes = std::fs::read(&p)
+                .map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
             let name = p.display().to_string();
-            let beside = p.parent().map(|d| d.join("files")).filter(|d| d.is_dir());
-            Ok((parse_any(&bytes, &name, beside.as_deref())?, name))
-        }
-        Source::Auto => {
-            let cmdline = std::fs::read_to_string(&places.cmdline).unwrap_or_default();
-            if let Some(url) = cmdline_url(&cmdline) {
-                // Before any config is known, the first fetch gives up after two minutes.
-                let mut f = fetcher.clone();
-                f.http.total_timeout = Some(std::time::Duration::from_secs(120));
-                let bytes = f.fetch_url(&url, &[], None).map_err(|e| {
-                    err(
-                        None,
-                        format!("fetching the config from the kernel command line: {e}"),
-                    )
-                })?;
-                let name = redact(&url);
-                return Ok((parse_any(&bytes, &name, None)?, name));
+            let kind = crate::platform::userdata::classify(&bytes);
+            if kind != crate::platform::userdata::Kind::Config {
+                return Err(err(
+                    None,
+                    format!(
+                        "system base config {name}: not a config ({})",
+                        kind.describe()
+                    ),
+                ));
             }
-            for name in FW_CFG_NAMES {
-                let raw = places.fw_cfg.join(name).join("raw");
-                if let Ok(bytes) = std::fs::read(&raw) {
-                    let label = format!("fw_cfg {name}");
-                    return Ok((parse_any(&bytes, &label, None)?, label));
-                }
-            }
-            Err(err(
-                None,
-                format!(
-                    "no config found: no ignition.config.url on the kernel command line ({}) and no QEMU fw_cfg entry {} under {}",
-                    places.cmdline.display(),
-                    FW_CFG_NAMES.join(" or "),
-                    places.fw_cfg.display()
-                ),
-            ))
+            let c = parse_any(&bytes, &name, None)?;
+            acc = Some(match acc {
+                Some(a) => merge(a, c),
+                None => c,
+            });
         }
-    }
+        Ok(acc)
+    };
+    let base = read("base.d").map_err(|e| {
+        err(
+            e.path,
+            format!("failed to acquire system base config: {}", e.message),
+        )
+    })?;
+    let sub = format!("base.platform.d/{platform}");
+    let plat = match read(&sub) {
+        Ok(c) => c,
+        Err(e) => {
+            notes.push(format!("ignoring the configs in {sub}: {e}"));
+            None
+        }
+    };
+    Ok(match (base, plat) {
+        (Some(b), Some(p)) => Some(merge(b, p)),
+        (b, p) => b.or(p),
+    })
 }
 
 /// Base configs from `dir` (`*.ign`, in name order), merged in order.

@@ -181,9 +181,10 @@ fn observe(host: &Path) -> (Kind, Option<std::fs::Metadata>) {
     }
 }
 
-/// Special bits are dropped for every spec this implementation reads (older than 3.6.0).
+/// The mode bits applied. Configs older than 3.6.0 lost their setuid, setgid and sticky bits
+/// when they were upgraded (`ignition::upgrade`); from 3.6.0 on they are applied.
 fn mask(mode: i64) -> u32 {
-    (mode as u32) & 0o777
+    (mode as u32) & 0o7777
 }
 
 fn ids(

@@ -56,6 +56,9 @@ pub struct Options {
     /// Run state kept between stages of one boot (generated LUKS keys): /run/flint.
     pub state_dir: PathBuf,
     pub fetch: crate::fetch::Settings,
+    /// How long the platform may take to hand over the user config (upstream's
+    /// -fetch-timeout, 2 minutes).
+    pub fetch_timeout: Duration,
 }
 
 /// A stage failed: which stage, which entry, what went wrong.
@@ -84,6 +87,12 @@ pub struct Acquired {
     /// Where the user config came from (for messages).
     pub origin: String,
     pub took: Duration,
+    /// Whether a user config was found (not only base configs): the result record says so.
+    pub user_provided: bool,
+    /// The platform, when the config came from one.
+    pub platform: Option<&'static dyn crate::platform::Platform>,
+    /// Lines about how the config was found (fallbacks, skipped user data).
+    pub notes: Vec<String>,
 }
 
 fn fail(path: Option<JsonPath>, message: impl Into<String>) -> StageError {
@@ -134,6 +143,9 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
     let start = Instant::now();
     let fetcher = Fetcher::with(opts.fetch.clone());
     let cached = opts.cache.as_ref().filter(|c| c.exists());
+    let mut notes = Vec::new();
+    let mut user_provided = true;
+    let mut platform = None;
     let (config, fetcher, origin) = if let Some(cache) = cached {
         let bytes = std::fs::read(cache).map_err(|e| {
             fail(
@@ -144,23 +156,87 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         let config = crate::ignition::parse(&bytes)
             .map_err(|d| fail(None, format!("config cache {}: {d}", cache.display())))?
             .config;
+        let meta = CacheMeta::read(cache);
+        user_provided = meta.user_provided;
+        if let Some(name) = &meta.platform {
+            platform = crate::platform::get(name);
+        }
+        let mut fetcher = fetcher;
+        if let Some(p) = platform {
+            fetcher.credentials = p.credentials();
+        }
         let (config, fetcher) =
             acquire::render(config, &fetcher, &JsonPath::root(), &mut Vec::new())
                 .map_err(|e| fail(e.path, e.message))?;
         (config, fetcher, format!("cache {}", cache.display()))
     } else {
-        let (user, origin) = acquire::user_config(&opts.source, &opts.places, &fetcher)
-            .map_err(|e| fail(e.path, e.message))?;
-        let base = match &opts.base_dir {
+        let extra_base = match &opts.base_dir {
             Some(d) => acquire::base_configs(d).map_err(|e| fail(e.path, e.message))?,
             None => None,
         };
-        let (user, _) = acquire::render(user, &fetcher, &JsonPath::root(), &mut Vec::new())
-            .map_err(|e| fail(e.path, e.message))?;
-        let full = match base {
-            Some(b) => crate::ignition::merge::merge(b, user),
-            None => user,
+        let (user, base, origin, files, fetcher) = match &opts.source {
+            Source::File(p) => {
+                let (user, origin) =
+                    acquire::file_config(p).map_err(|e| fail(e.path, e.message))?;
+                (Some(user), None, origin, Vec::new(), fetcher)
+            }
+            Source::Auto | Source::Platform(_) => {
+                let explicit = match &opts.source {
+                    Source::Platform(n) => Some(n.as_str()),
+                    _ => None,
+                };
+                let p =
+                    crate::platform::select(explicit, &opts.places).map_err(|e| fail(None, e))?;
+                platform = Some(p);
+                let mut fetcher = fetcher;
+                fetcher.credentials = p.credentials();
+                // Before any config is known, provider fetches give up after the fetch
+                // timeout (upstream's -fetch-timeout).
+                let mut pf = fetcher.clone();
+                pf.http.total_timeout = Some(opts.fetch_timeout);
+                let cx = crate::platform::Context::new(pf, opts.places.clone());
+                let base = acquire::system_base(&opts.places.system, p.name(), &mut notes)
+                    .map_err(|e| fail(e.path, e.message))?;
+                let got = acquire::platform_config(p, &cx).map_err(|e| fail(e.path, e.message))?;
+                notes.extend(got.notes);
+                user_provided = got.user.is_some();
+                (
+                    got.user,
+                    base,
+                    format!("{} (platform {})", got.origin, p.name()),
+                    got.files,
+                    fetcher,
+                )
+            }
         };
+        let user = match user {
+            Some(u) => Some(
+                acquire::render(u, &fetcher, &JsonPath::root(), &mut Vec::new())
+                    .map_err(|e| fail(e.path, e.message))?
+                    .0,
+            ),
+            None => None,
+        };
+        let mut full: Option<Config> = None;
+        for part in [base, extra_base, user].into_iter().flatten() {
+            full = Some(match full {
+                Some(acc) => crate::ignition::merge::merge(acc, part),
+                None => part,
+            });
+        }
+        let mut full = full.unwrap_or_else(|| Config {
+            ignition: crate::ignition::types::Ignition {
+                version: crate::ignition::Version::NEWEST.to_string(),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        if !files.is_empty() {
+            let mut extra = Config::default();
+            extra.ignition.version = full.ignition.version.clone();
+            extra.storage.files = files;
+            full = crate::ignition::merge::merge(full, extra);
+        }
         let (full, fetcher) = acquire::render(
             strip_references(full),
             &fetcher,
@@ -170,7 +246,11 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         .map_err(|e| fail(e.path, e.message))?;
         (full, fetcher, origin)
     };
-    let issues = crate::ignition::validate::validate(&config, crate::ignition::Version::NEWEST);
+    let issues = crate::ignition::validate::validate_with(
+        &config,
+        crate::ignition::Version::NEWEST,
+        crate::ignition::validate::Options::FLATCAR,
+    );
     if let Some(e) = issues
         .iter()
         .find(|i| i.severity == crate::diag::Severity::Error)
@@ -179,6 +259,10 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
             Some(e.path.clone()),
             format!("the final config is invalid: {}", e.message),
         ));
+    }
+    // Valid, but asking for what this provisioner cannot do: refused before any disk is touched.
+    if let Some(e) = crate::ignition::validate::unsupported_by_provisioner(&config).first() {
+        return Err(fail(Some(e.path.clone()), e.message.clone()));
     }
     let fetched = resources::fetch_all(&config, &fetcher).map_err(|e| {
         fail(
@@ -197,14 +281,56 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
                 format!("writing the config cache {}: {e}", cache.display()),
             )
         })?;
+        CacheMeta {
+            user_provided,
+            platform: platform.map(|p| p.name().to_string()),
+        }
+        .write(cache)
+        .map_err(|e| fail(None, format!("writing the config cache's record: {e}")))?;
     }
+    notes.extend(fetcher.take_notes());
     Ok(Acquired {
         config,
         fetched,
         fetcher,
         origin,
         took: start.elapsed(),
+        user_provided,
+        platform,
+        notes,
     })
+}
+
+/// What later stages need to know about the cached config beside the config itself.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CacheMeta {
+    #[serde(rename = "userConfigProvided")]
+    pub user_provided: bool,
+    pub platform: Option<String>,
+}
+
+impl CacheMeta {
+    fn path(cache: &Path) -> PathBuf {
+        let mut p = cache.as_os_str().to_owned();
+        p.push(".meta");
+        PathBuf::from(p)
+    }
+
+    /// The record beside `cache`; a cache without one had a user config.
+    pub fn read(cache: &Path) -> CacheMeta {
+        std::fs::read(Self::path(cache))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(CacheMeta {
+                user_provided: true,
+                platform: None,
+            })
+    }
+
+    fn write(&self, cache: &Path) -> std::io::Result<()> {
+        let json = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        write_atomic(&Self::path(cache), &json, 0o640)
+    }
 }
 
 /// References were resolved already; what remains in the config must not be fetched again.

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod devices;
+pub mod metadata;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};

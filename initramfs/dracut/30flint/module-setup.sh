@@ -50,7 +50,7 @@ install() {
     local u
     for u in flint-fetch.service flint-kargs.service flint-disks.service \
         flint-mount.service flint-files.service flint-umount.service \
-        flint-complete.target; do
+        flint-rmcfg.service flint-complete.target; do
         inst_simple "$moddir/$u" "$systemdsystemunitdir/$u"
     done
     inst_script "$moddir/flint-generator" "$systemdutildir/system-generators/flint-generator"

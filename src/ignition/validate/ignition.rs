@@ -29,7 +29,7 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
         let Some(v) = value else { continue };
         match resource::parse_url(v) {
             Err(e) => c.error(proxy.key(key), e),
-            Ok(u) if !matches!(u.scheme, "http" | "https") => {
+            Ok(u) if !matches!(u.scheme.as_str(), "http" | "https") => {
                 c.error(proxy.key(key), "proxies must be http(s)")
             }
             Ok(u) if https && u.scheme == "http" => c.warning(

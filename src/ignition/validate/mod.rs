@@ -9,7 +9,7 @@ mod ignition;
 mod node;
 mod passwd;
 pub mod paths;
-mod resource;
+pub mod resource;
 mod storage;
 mod systemd;
 pub mod unit;
@@ -29,13 +29,43 @@ pub struct Issue {
     pub message: String,
 }
 
+/// Which validator to be: upstream's `ignition-validate` (the default) or Flatcar's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Accept `oem://` resource URLs, as Flatcar's Ignition (which fetches them from the OEM
+    /// partition) does in every 3.x version.
+    pub oem_urls: bool,
+}
+
+impl Options {
+    /// Upstream's rules.
+    pub const UPSTREAM: Options = Options { oem_urls: false };
+    /// Flatcar's rules: upstream's plus `oem://` sources.
+    pub const FLATCAR: Options = Options { oem_urls: true };
+}
+
 /// Collects findings while the rules walk the config.
 pub struct Checker {
     pub version: Version,
+    pub options: Options,
     pub issues: Vec<Issue>,
 }
 
 impl Checker {
+    /// A checker with upstream's rules for spec `version`.
+    pub fn new(version: Version) -> Checker {
+        Checker {
+            version,
+            options: Options::UPSTREAM,
+            issues: Vec::new(),
+        }
+    }
+
+    /// A resource URL by the rules of this version and validator.
+    pub fn check_url(&self, s: &str) -> Result<(), String> {
+        resource::check_url_with(s, self.version, self.options.oem_urls)
+    }
+
     pub fn error(&mut self, path: JsonPath, message: impl Into<String>) {
         self.issues.push(Issue {
             severity: Severity::Error,
@@ -70,10 +100,16 @@ impl Checker {
 
 pub const DUPLICATE: &str = "duplicate entry defined";
 
-/// Validates `config` by the rules of spec `version`.
+/// Validates `config` by upstream's rules for spec `version`.
 pub fn validate(config: &Config, version: Version) -> Vec<Issue> {
+    validate_with(config, version, Options::UPSTREAM)
+}
+
+/// Validates `config` by the rules of spec `version` and the validator `options` name.
+pub fn validate_with(config: &Config, version: Version, options: Options) -> Vec<Issue> {
     let mut c = Checker {
         version,
+        options,
         issues: Vec::new(),
     };
     let root = JsonPath::root();
@@ -109,4 +145,40 @@ pub fn locate(
             }
         })
         .collect()
+}
+
+/// What a valid config may ask for that this provisioner cannot do. flint's initramfs has no
+/// clevis and no CEX tooling: formatting such a volume would bind it to nothing and leave it
+/// unopenable after reboot, so the config is refused before any disk is touched.
+pub fn unsupported_by_provisioner(config: &Config) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let luks = JsonPath::root().key("storage").key("luks");
+    for (i, l) in config.storage.luks.iter().enumerate() {
+        let at = luks.index(i);
+        let custom = &l.clevis.custom;
+        let clevis_asked = l.clevis.is_present()
+            || custom.config.as_deref().is_some_and(|s| !s.is_empty())
+            || custom.needs_network == Some(true);
+        if clevis_asked {
+            out.push(Issue {
+                severity: Severity::Error,
+                path: at.key("clevis"),
+                message: format!(
+                    "LUKS volume {:?} asks for Clevis, which flint does not provide (no clevis in its initramfs); use a keyFile instead",
+                    l.name
+                ),
+            });
+        }
+        if l.cex.is_present() {
+            out.push(Issue {
+                severity: Severity::Error,
+                path: at.key("cex"),
+                message: format!(
+                    "LUKS volume {:?} asks for IBM CEX keys, which flint does not provide; use a keyFile instead",
+                    l.name
+                ),
+            });
+        }
+    }
+    out
 }

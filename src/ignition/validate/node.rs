@@ -28,7 +28,7 @@ fn check_mode(c: &mut Checker, mode: Option<i64>, path: &JsonPath) {
     if !(0..=0o7777).contains(&m) {
         c.error(path.key("mode"), "illegal file mode");
     }
-    if m & 0o7000 != 0 {
+    if m & 0o7000 != 0 && !c.version.applies_special_mode_bits() {
         c.warning(path.key("mode"), SPECIAL_BITS);
     }
 }

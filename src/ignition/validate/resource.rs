@@ -49,14 +49,16 @@ pub fn parse_url(s: &str) -> Result<UrlParts<'_>, &'static str> {
         check_escapes(path)?;
     }
     Ok(UrlParts {
-        scheme,
+        // Go's url.Parse lowercases the scheme: `HTTPS://` is `https`.
+        scheme: scheme.to_ascii_lowercase(),
         opaque_or_path: rest,
         query,
     })
 }
 
 pub struct UrlParts<'a> {
-    pub scheme: &'a str,
+    /// Lowercased.
+    pub scheme: String,
     pub opaque_or_path: &'a str,
     pub query: &'a str,
 }
@@ -120,14 +122,24 @@ fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
         .next()
 }
 
-/// Checks a resource URL for spec `version`; returns the upstream message on failure.
+/// Checks a resource URL for spec `version` by upstream's rules; returns upstream's message
+/// on failure.
 pub fn check_url(s: &str, version: Version) -> Result<(), String> {
+    check_url_with(s, version, false)
+}
+
+/// [`check_url`], also accepting `oem://` when `oem` is set (Flatcar's validator does, for
+/// every 3.x version).
+pub fn check_url_with(s: &str, version: Version, oem: bool) -> Result<(), String> {
     let u = parse_url(s)?;
-    match u.scheme {
+    match u.scheme.as_str() {
         "http" | "https" | "tftp" => Ok(()),
+        "oem" if oem => Ok(()),
         "gs" if version >= Version::V3_2 => Ok(()),
         "s3" => check_version_id(u.query),
         "arn" if version >= Version::V3_4 => check_arn(s, u.query),
+        // The data URL decoder wants the prefix in lower case, whatever the URL parser says.
+        "data" if !s.starts_with("data:") => Err("missing data prefix".into()),
         "data" => check_data_url(u.opaque_or_path),
         _ => Err("invalid url scheme".into()),
     }
@@ -233,7 +245,7 @@ pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
         check_headers(c, r, path);
     }
     if let Some(src) = r.source.as_deref().filter(|s| !s.is_empty())
-        && let Err(e) = check_url(src, c.version)
+        && let Err(e) = c.check_url(src)
     {
         c.error(path.key("source"), e);
     }
@@ -255,7 +267,7 @@ fn check_headers(c: &mut Checker, r: &Resource, path: &JsonPath) {
     let at = path.key("httpHeaders");
     match r.source.as_deref().filter(|s| !s.is_empty()).map(parse_url) {
         None | Some(Err(_)) => c.error(at.clone(), "unable to parse url"),
-        Some(Ok(u)) if !matches!(u.scheme, "http" | "https") => c.error(
+        Some(Ok(u)) if !matches!(u.scheme.as_str(), "http" | "https") => c.error(
             at.clone(),
             "cannot use HTTP headers with this source scheme",
         ),
@@ -281,7 +293,7 @@ fn check_header(c: &mut Checker, h: &HttpHeader, path: &JsonPath) {
 pub fn check_required(c: &mut Checker, r: &Resource, path: &JsonPath) {
     if !has_source(r) {
         c.error(path.clone(), "source is required");
-    } else if let Some(Err(e)) = r.source.as_deref().map(|s| check_url(s, c.version)) {
+    } else if let Some(Err(e)) = r.source.as_deref().map(|s| c.check_url(s)) {
         c.error(path.clone(), e);
     }
     check(c, r, path);

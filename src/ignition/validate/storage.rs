@@ -310,12 +310,34 @@ fn check_luks(c: &mut Checker, l: &Luks, path: &JsonPath) {
         None | Some("") => c.error(path.key("device"), "disk device is required"),
         Some(d) => check_device(c, d, path.key("device")),
     }
+    if l.clevis
+        .custom
+        .pin
+        .as_deref()
+        .is_some_and(|p| !p.is_empty())
+        && (!l.clevis.tang.is_empty()
+            || l.clevis.tpm2 == Some(true)
+            || l.clevis.threshold.is_some_and(|t| t != 0))
+    {
+        c.error(
+            path.key("clevis"),
+            "cannot use custom clevis config with tpm2, tang, or threshold",
+        );
+    }
     check_clevis(c, &l.clevis, &path.key("clevis"));
     if let Some(src) = l.key_file.source.as_deref().filter(|s| !s.is_empty())
-        && resource::check_url(src, c.version).is_err()
+        && c.check_url(src).is_err()
     {
         // Upstream reports this at "keys", a path that does not exist in the config.
         c.error(path.key("keys"), "invalid key-file source");
+    }
+    if l.cex.is_present() {
+        if l.clevis.is_present() {
+            c.error(path.key("cex"), "cannot use cex with clevis");
+        }
+        if l.key_file.source.as_deref().is_some_and(|s| !s.is_empty()) {
+            c.error(path.key("cex"), "cannot use key file with cex");
+        }
     }
     resource::check(c, &l.key_file, &path.key("keyFile"));
     let open = path.key("openOptions");
@@ -332,16 +354,12 @@ fn check_clevis(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
         match custom.pin.as_deref() {
             None | Some("") => c.error(cp.key("pin"), "missing required custom clevis pin"),
             Some("tpm2" | "tang" | "sss") => {}
+            // 3.6.0 lets any pin through (clevis decides).
+            Some(_) if c.version >= Version::V3_6 => {}
             Some(_) => c.error(cp.key("pin"), "unsupported clevis pin"),
         }
         if custom.config.as_deref().is_none_or(str::is_empty) {
             c.error(cp.key("config"), "missing required custom clevis config");
-        }
-        if !cl.tang.is_empty() || cl.tpm2 == Some(true) || cl.threshold.is_some_and(|t| t != 0) {
-            c.error(
-                path.clone(),
-                "cannot use custom clevis config with tpm2, tang, or threshold",
-            );
         }
     }
     let tangs = path.key("tang");
@@ -349,7 +367,7 @@ fn check_clevis(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
         let tp = tangs.index(i);
         match resource::parse_url(&t.url) {
             Err(e) => c.error(tp.key("url"), e),
-            Ok(u) if !matches!(u.scheme, "http" | "https") => {
+            Ok(u) if !matches!(u.scheme.as_str(), "http" | "https") => {
                 c.error(tp.key("url"), "invalid url scheme")
             }
             Ok(_) => {}

@@ -49,10 +49,7 @@ pub struct Translation {
 
 /// Validates and translates `src`. Source findings stop the translation early, as upstream.
 pub fn translate(src: &bu::Config, out_version: Version, files: FilesDir<'_>) -> Translation {
-    let mut checker = Checker {
-        version: out_version,
-        issues: Vec::new(),
-    };
+    let mut checker = Checker::new(out_version);
     validate::check(&mut checker, src);
     let mut t = Translation {
         config: ig::Config::default(),
@@ -333,6 +330,7 @@ impl Translator<'_> {
                 options: l.options.clone(),
                 uuid: l.uuid.clone(),
                 wipe_volume: l.wipe_volume,
+                ..Default::default()
             })
             .collect();
         ig::Storage {

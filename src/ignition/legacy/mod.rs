@@ -1,0 +1,262 @@
+//! Legacy Ignition configs: spec 2.0.0–2.4.0 and spec 1 (`"ignitionVersion": 1`), which
+//! Flatcar's Ignition still reads by translating them to 3.x. Here they are read (with the
+//! document's version gating its keys), validated by the 2.x rules, and translated into the
+//! 3.x model exactly as Flatcar translates them.
+//!
+//! - `types`: the 2.x model (2.4.0, the others are subsets); `version`: the versions, their
+//!   keys, and what each older version's values mean in 2.4.0;
+//! - `v1`: the spec 1 model and its conversion to 2.0.0;
+//! - `validate`: the 2.x rules; `translate`: 2.4.0 → 3.1.0.
+
+pub mod translate;
+pub mod types;
+pub mod v1;
+pub mod validate;
+pub mod version;
+
+pub use translate::{Counters, TranslateError};
+pub use version::LegacyVersion;
+
+use crate::de;
+use crate::diag::{Diagnostic, Severity};
+use crate::ignition::validate::Issue;
+use crate::tree::{JsonPath, Node, Seg, Source, Value};
+
+/// How a document announces a legacy version: `Ok` with the version, or `Err` with the
+/// upstream message when it is a legacy form Flatcar does not read (`2.5.0`,
+/// `2.4.0-experimental`, `"ignitionVersion": 2`).
+pub fn detect(tree: &Node) -> Option<Result<LegacyVersion, String>> {
+    const UNKNOWN: &str = "unsupported config version";
+    let version = tree
+        .get("ignition")
+        .and_then(|e| e.value.get("version"))
+        .and_then(|e| match &e.value.value {
+            Value::String(s) if !s.is_empty() => Some(s.clone()),
+            _ => None,
+        });
+    let number = tree
+        .get("ignitionVersion")
+        .and_then(|e| match &e.value.value {
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        });
+    match (version, number) {
+        (Some(v), n) => {
+            if !crate::ignition::version::is_semver(&v) {
+                return None;
+            }
+            let major: u64 = v.split('.').next()?.parse().ok()?;
+            if major >= 3 {
+                return None;
+            }
+            if let Some(l) = LegacyVersion::parse_2x(&v) {
+                return Some(Ok(l));
+            }
+            // Below 2.0.0 the old parsers fall back to spec 1.
+            if major < 2 && n.as_deref() == Some("1") {
+                return Some(Ok(LegacyVersion::V1));
+            }
+            Some(Err(UNKNOWN.into()))
+        }
+        (None, Some(n)) if n == "1" => Some(Ok(LegacyVersion::V1)),
+        (None, Some(_)) => Some(Err(UNKNOWN.into())),
+        (None, None) => None,
+    }
+}
+
+/// A legacy config read and brought to 2.4.0's meaning.
+pub struct Parsed {
+    pub config: types::Config,
+    pub version: LegacyVersion,
+    pub tree: Node,
+    /// Unused-key warnings.
+    pub warnings: Vec<Diagnostic>,
+    /// For spec 1: where each 2.x file came from (filesystem index, file index).
+    v1_files: Vec<(usize, usize)>,
+}
+
+/// Reads a legacy config of version `version` from `tree`.
+pub fn read(tree: Node, src: &Source, version: LegacyVersion) -> Result<Parsed, Diagnostic> {
+    let mut v1_files = Vec::new();
+    let (mut config, unused) = if version == LegacyVersion::V1 {
+        let all = |_: &'static str, _: &str| true;
+        let (c, unused) = de::from_node::<v1::V1Config>(&tree, &all)
+            .map_err(|e| crate::ignition::parse::de_error(src, e))?;
+        for (i, fs) in c.storage.filesystems.iter().enumerate() {
+            v1_files.extend((0..fs.files.len()).map(|j| (i, j)));
+        }
+        (v1::to_v2_0(c), unused)
+    } else {
+        let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
+        de::from_node::<types::Config>(&tree, &gate)
+            .map_err(|e| crate::ignition::parse::de_error(src, e))?
+    };
+    version.max(LegacyVersion::V2_0).upgrade(&mut config);
+    let warnings = unused
+        .into_iter()
+        .map(|u| {
+            let pos = src.locate(u.offset);
+            u.warning(pos)
+        })
+        .collect();
+    Ok(Parsed {
+        config,
+        version,
+        tree,
+        warnings,
+        v1_files,
+    })
+}
+
+impl Parsed {
+    /// A path in the 2.x model as a path in the document (they differ for spec 1, whose
+    /// files stand inside their filesystem and whose filesystems have no `mount`).
+    fn document_path(&self, p: JsonPath) -> JsonPath {
+        if self.version != LegacyVersion::V1 {
+            return p;
+        }
+        let segs = p.segs();
+        let key = |i: usize| match segs.get(i) {
+            Some(Seg::Key(k)) => Some(k.as_str()),
+            _ => None,
+        };
+        let idx = |i: usize| match segs.get(i) {
+            Some(Seg::Index(n)) => Some(*n),
+            _ => None,
+        };
+        let mut out: Vec<Seg> = segs.to_vec();
+        if key(0) == Some("storage") {
+            if key(1) == Some("files")
+                && let Some(&(fs, j)) = idx(2).and_then(|n| self.v1_files.get(n))
+            {
+                out = vec![
+                    Seg::Key("storage".into()),
+                    Seg::Key("filesystems".into()),
+                    Seg::Index(fs),
+                    Seg::Key("files".into()),
+                    Seg::Index(j),
+                ];
+                out.extend(segs[3..].iter().cloned());
+            } else if key(1) == Some("filesystems") && key(3) == Some("mount") {
+                out.remove(3);
+            }
+        }
+        JsonPath::from(out)
+    }
+
+    /// The 2.x rules' findings.
+    pub fn issues(&self) -> Vec<Issue> {
+        validate::validate(&self.config, self.version)
+            .into_iter()
+            .map(|i| Issue {
+                path: self.document_path(i.path),
+                ..i
+            })
+            .collect()
+    }
+
+    /// The 3.1.0 config Flatcar's Ignition would make of this one, or why it refuses it
+    /// (including the 2.x validation errors).
+    pub fn translate(
+        &self,
+        counters: &mut Counters,
+    ) -> Result<crate::ignition::Config, TranslateError> {
+        if let Some(e) = self
+            .issues()
+            .into_iter()
+            .find(|i| i.severity == Severity::Error)
+        {
+            return Err(TranslateError {
+                path: Some(e.path),
+                message: e.message,
+            });
+        }
+        let out = translate::translate(&self.config, counters).map_err(|e| TranslateError {
+            path: e.path.map(|p| self.document_path(p)),
+            message: e.message,
+        })?;
+        check_translated(&out)?;
+        Ok(out)
+    }
+}
+
+/// The translated config must be valid 3.1.0 (Flatcar's build also takes `oem://` URLs).
+fn check_translated(c: &crate::ignition::Config) -> Result<(), TranslateError> {
+    let issues = crate::ignition::validate::validate(c, crate::ignition::Version::V3_1);
+    let first = issues.into_iter().find(|i| {
+        i.severity == Severity::Error
+            && !(i.message == "invalid url scheme" && oem_source_at(c, &i.path))
+    });
+    match first {
+        None => Ok(()),
+        Some(i) => Err(TranslateError {
+            path: None,
+            message: format!(
+                "the translated 3.1.0 config is invalid: {}: {}",
+                i.path, i.message
+            ),
+        }),
+    }
+}
+
+/// Whether the source at (or in the resource at) `path` of `c` is an `oem://` URL.
+fn oem_source_at(c: &crate::ignition::Config, path: &JsonPath) -> bool {
+    let json = crate::json::to_vec(c, false);
+    let Ok(tree) = crate::json::parse(&json) else {
+        return false;
+    };
+    let node = tree.deepest(path);
+    let src = match &node.value {
+        Value::String(s) => Some(s.clone()),
+        _ => node.get("source").and_then(|e| match &e.value.value {
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        }),
+    };
+    src.is_some_and(|s| s.starts_with("oem:"))
+}
+
+/// Everything `flint validate` reports about a legacy document: a read failure, or the 2.x
+/// rules' findings, unused keys and, when those pass, why the translation to 3.x fails.
+pub fn check(bytes: &[u8], tree: Node, version: Result<LegacyVersion, String>) -> Vec<Diagnostic> {
+    let src = Source::new(bytes);
+    let version = match version {
+        Ok(v) => v,
+        Err(msg) => return vec![Diagnostic::fatal(msg)],
+    };
+    let parsed = match read(tree, &src, version) {
+        Ok(p) => p,
+        Err(d) => return vec![d],
+    };
+    let issues = parsed.issues();
+    let failed = issues.iter().any(|i| i.severity == Severity::Error);
+    let mut out = crate::ignition::validate::locate(issues, &parsed.tree, &src);
+    if !failed && let Err(e) = parsed.translate(&mut Counters::default()) {
+        let pos = e.path.as_ref().map(|p| src.locate(parsed.tree.marker(p)));
+        out.push(Diagnostic::error(e.path, pos, e.message));
+    }
+    out.extend(parsed.warnings);
+    out
+}
+
+/// Reads a legacy document and translates it (for provisioning), with the process-wide
+/// counters as Flatcar's Ignition has them.
+pub fn translate_bytes(
+    bytes: &[u8],
+    tree: Node,
+    version: Result<LegacyVersion, String>,
+) -> Result<crate::ignition::Config, TranslateError> {
+    let src = Source::new(bytes);
+    let version = version.map_err(|m| TranslateError {
+        path: None,
+        message: m,
+    })?;
+    let parsed = read(tree, &src, version).map_err(|d| TranslateError {
+        path: d.path,
+        message: d.message,
+    })?;
+    let mut counters = translate::PROCESS_COUNTERS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    parsed.translate(&mut counters)
+}
