@@ -7,3 +7,24 @@ fn ignition_validate_corpus_passes() {
     let cmd = format!("{} validate", common::flint().display());
     common::run_check_script(&script, &cmd, 120);
 }
+
+/// The validator's regression cases (divergences the differential harness found), line for
+/// line, with flint run under upstream's name.
+#[test]
+fn ignition_validate_regressions_pass_strictly() {
+    let dir = common::TempDir::new("ignition-regressions");
+    let bin = dir.join("ignition-validate");
+    std::os::unix::fs::symlink(common::flint(), &bin).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg(common::corpus("ignition").join("check.sh"))
+        .arg(&bin)
+        .arg(common::corpus("ignition-regressions"))
+        .env("STRICT", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let last = stdout.lines().last().unwrap_or_default();
+    let passed: usize = last.split(' ').next().unwrap().parse().unwrap();
+    assert!(passed >= 9 && last.ends_with(" 0 failed"), "{stdout}");
+}

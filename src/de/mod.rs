@@ -41,11 +41,22 @@ impl de::Error for DeError {
     }
 }
 
-/// A key the model did not take, at `path`, whose key text starts at `offset`.
+/// A key the model did not take, at `path`, whose key text starts at `offset`; or (JSON
+/// only) a `null` where the model has an object, starting at `offset`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unused {
     pub path: JsonPath,
     pub offset: u32,
+    pub what: Unread,
+}
+
+/// What an [`Unused`] finding is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unread {
+    Key,
+    /// A `null` read as an object's zero value: upstream's validator cannot line its tree of
+    /// positions up with the model there and warns (its "context tree" warning).
+    NullObject,
 }
 
 /// Which document syntax the tree came from: it decides how scalars are typed and how
@@ -61,6 +72,14 @@ pub enum Flavor {
 impl Unused {
     /// The "unused key" warning, placed at `pos`.
     pub fn warning(self, pos: crate::tree::LineCol) -> crate::diag::Diagnostic {
+        if self.what == Unread::NullObject {
+            let message = format!(
+                "context tree does not match content tree at {}. Line and column reporting \
+                 may be inconsistent. Unused keys may not be reported",
+                self.path
+            );
+            return crate::diag::Diagnostic::warning(Some(self.path), Some(pos), message);
+        }
         let name = self.path.last_key().unwrap_or_default().to_string();
         crate::diag::Diagnostic::warning(Some(self.path), Some(pos), format!("unused key {name}"))
     }
@@ -425,6 +444,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
             self.st.unused.borrow_mut().push(Unused {
                 path: self.path.to_json_path(),
                 offset,
+                what: Unread::Key,
             });
         }
         v.visit_unit()
@@ -435,7 +455,16 @@ impl<'de> NodeDe<'_, '_, '_> {
     fn object<V: Visitor<'de>>(self, ty: Option<&'static str>, v: V) -> Result<V::Value, DeError> {
         let entries = match &self.node.value {
             Value::Object(entries) => entries.as_slice(),
-            Value::Null => &[],
+            Value::Null => {
+                if ty.is_some() && self.st.flavor == Flavor::Json {
+                    self.st.unused.borrow_mut().push(Unused {
+                        path: self.path.to_json_path(),
+                        offset: self.node.start,
+                        what: Unread::NullObject,
+                    });
+                }
+                &[]
+            }
             Value::Plain(_) if self.plain_null() => &[],
             _ => return Err(self.type_error("object")),
         };
@@ -512,6 +541,7 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
                 self.st.unused.borrow_mut().push(Unused {
                     path: path.to_json_path(),
                     offset: e.key_start,
+                    what: Unread::Key,
                 });
                 self.next += 1;
                 continue;

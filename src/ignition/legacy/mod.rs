@@ -92,8 +92,10 @@ pub fn read(tree: Node, src: &Source, version: LegacyVersion) -> Result<Parsed, 
             .map_err(|e| crate::ignition::parse::de_error(src, e))?
     };
     version.max(LegacyVersion::V2_0).upgrade(&mut config);
+    // Flatcar's 2.x reader has no "context tree" warning: only unused keys.
     let warnings = unused
         .into_iter()
+        .filter(|u| u.what == de::Unread::Key)
         .map(|u| {
             let pos = src.locate(u.offset);
             u.warning(pos)
