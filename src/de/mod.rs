@@ -103,6 +103,7 @@ pub fn from_tree<T: DeserializeOwned>(
         gate,
         flavor,
         unused: RefCell::new(Vec::new()),
+        quiet: std::cell::Cell::new(0),
     };
     let de = NodeDe {
         node,
@@ -118,6 +119,31 @@ struct State<'g> {
     gate: KeyGate<'g>,
     flavor: Flavor,
     unused: RefCell<Vec<Unused>>,
+    /// Above 0 inside a value read through a key that matched its field only when case is
+    /// ignored: upstream's tree of positions does not follow the decoder there, so nothing
+    /// below is reported unused.
+    quiet: std::cell::Cell<u32>,
+}
+
+impl State<'_> {
+    fn note(&self, u: Unused) {
+        if self.quiet.get() == 0 {
+            self.unused.borrow_mut().push(u);
+        }
+    }
+}
+
+/// Go's `encoding/json` matches a key to a field ignoring case (Unicode simple folding: `ſ`
+/// is `s`, the Kelvin sign is `k`); `field` is ASCII.
+fn folds_to(key: &str, field: &str) -> bool {
+    let fold = |c: char| match c {
+        '\u{17f}' => 's',
+        '\u{212a}' => 'k',
+        c => c.to_ascii_lowercase(),
+    };
+    key.chars()
+        .map(fold)
+        .eq(field.chars().map(|c| c.to_ascii_lowercase()))
 }
 
 /// The path to the value being read, kept on the stack as it is walked.
@@ -408,16 +434,16 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        self.object(None, v)
+        self.object(None, &[], v)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, DeError> {
-        self.object(Some(name), v)
+        self.object(Some(name), fields, v)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -441,7 +467,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         // Only reached for keys the model has no field for.
         if let Some(offset) = self.key_offset {
-            self.st.unused.borrow_mut().push(Unused {
+            self.st.note(Unused {
                 path: self.path.to_json_path(),
                 offset,
                 what: Unread::Key,
@@ -452,12 +478,17 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
 }
 
 impl<'de> NodeDe<'_, '_, '_> {
-    fn object<V: Visitor<'de>>(self, ty: Option<&'static str>, v: V) -> Result<V::Value, DeError> {
+    fn object<V: Visitor<'de>>(
+        self,
+        ty: Option<&'static str>,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, DeError> {
         let entries = match &self.node.value {
             Value::Object(entries) => entries.as_slice(),
             Value::Null => {
                 if ty.is_some() && self.st.flavor == Flavor::Json {
-                    self.st.unused.borrow_mut().push(Unused {
+                    self.st.note(Unused {
                         path: self.path.to_json_path(),
                         offset: self.node.start,
                         what: Unread::NullObject,
@@ -472,6 +503,8 @@ impl<'de> NodeDe<'_, '_, '_> {
             entries,
             next: 0,
             ty,
+            fields,
+            field: None,
             path: self.path,
             st: self.st,
         };
@@ -516,8 +549,25 @@ struct Map<'a, 'p, 'g> {
     entries: &'a [crate::tree::Entry],
     next: usize,
     ty: Option<&'static str>,
+    /// The struct's field names (empty for a map).
+    fields: &'static [&'static str],
+    /// The field the current key was matched to ignoring case, if it was.
+    field: Option<&'static str>,
     path: &'p Path<'p>,
     st: &'a State<'g>,
+}
+
+impl Map<'_, '_, '_> {
+    /// The field `key` fills: itself, or (JSON) a field it matches ignoring case.
+    fn resolve<'k>(&self, key: &'k str) -> (&'k str, Option<&'static str>) {
+        if self.st.flavor == Flavor::Yaml || self.fields.contains(&key) {
+            return (key, None);
+        }
+        match self.fields.iter().find(|f| folds_to(key, f)) {
+            Some(f) => (f, Some(f)),
+            None => (key, None),
+        }
+    }
 }
 
 impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
@@ -528,25 +578,28 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
         while let Some(e) = self.entries.get(self.next) {
-            // Go keeps the last of repeated keys.
-            let repeated = self.entries[self.next + 1..].iter().any(|l| l.key == e.key);
-            if repeated {
-                self.next += 1;
-                continue;
-            }
-            if let Some(ty) = self.ty
-                && !(self.st.gate)(ty, &e.key)
-            {
+            // Go keeps the last of the keys that fill one field.
+            let (name, folded) = self.resolve(&e.key);
+            let repeated = self.entries[self.next + 1..]
+                .iter()
+                .any(|l| self.resolve(&l.key).0 == name);
+            let gated = self.ty.is_some_and(|ty| !(self.st.gate)(ty, name));
+            // Upstream's report knows keys by their exact spelling only: one that fills a
+            // field ignoring case is also "unused", whether it wins or not.
+            if folded.is_some() || (gated && !repeated) {
                 let path = Path::Key(self.path, &e.key);
-                self.st.unused.borrow_mut().push(Unused {
+                self.st.note(Unused {
                     path: path.to_json_path(),
                     offset: e.key_start,
                     what: Unread::Key,
                 });
+            }
+            if gated || repeated {
                 self.next += 1;
                 continue;
             }
-            let de: de::value::StrDeserializer<'_, DeError> = e.key.as_str().into_deserializer();
+            self.field = folded;
+            let de: de::value::StrDeserializer<'_, DeError> = name.into_deserializer();
             return seed.deserialize(de).map(Some);
         }
         Ok(None)
@@ -555,13 +608,25 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
         let e = &self.entries[self.next];
         self.next += 1;
-        let path = Path::Key(self.path, &e.key);
-        seed.deserialize(NodeDe {
+        let Some(field) = self.field.take() else {
+            let path = Path::Key(self.path, &e.key);
+            return seed.deserialize(NodeDe {
+                node: &e.value,
+                path: &path,
+                key_offset: Some(e.key_start),
+                st: self.st,
+            });
+        };
+        let path = Path::Key(self.path, field);
+        self.st.quiet.set(self.st.quiet.get() + 1);
+        let r = seed.deserialize(NodeDe {
             node: &e.value,
             path: &path,
             key_offset: Some(e.key_start),
             st: self.st,
-        })
+        });
+        self.st.quiet.set(self.st.quiet.get() - 1);
+        r
     }
 }
 

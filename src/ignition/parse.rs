@@ -70,7 +70,12 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
     let version = Version::parse(&version_text).map_err(|e| Diagnostic::fatal(e.to_string()))?;
 
     let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
-    let (config, unused) = de::from_node::<Config>(&tree, &gate).map_err(|e| de_error(&src, e))?;
+    let (mut config, mut unused) =
+        de::from_node::<Config>(&tree, &gate).map_err(|e| de_error(&src, e))?;
+    if version == Version::V3_0 {
+        unused.extend(drop_3_0_reference_compression(&mut config, &tree));
+        unused.sort_by_key(|u| u.offset);
+    }
     let warnings = unused
         .into_iter()
         .map(|u| {
@@ -84,4 +89,54 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
         tree,
         warnings,
     })
+}
+
+/// In 3.0.0 the config and CA references are not resources: they have no `compression`
+/// (files' contents do, so the key gate cannot tell them apart). Drops it from them and
+/// returns the unused-key findings for it.
+fn drop_3_0_reference_compression(config: &mut Config, tree: &Node) -> Vec<de::Unused> {
+    use crate::tree::{JsonPath, Seg};
+    let ign = &mut config.ignition;
+    let mut refs: Vec<(Vec<Seg>, &mut super::types::Resource)> = Vec::new();
+    let key = |k: &str| Seg::Key(k.to_string());
+    for (i, r) in ign.config.merge.iter_mut().enumerate() {
+        refs.push((
+            vec![key("ignition"), key("config"), key("merge"), Seg::Index(i)],
+            r,
+        ));
+    }
+    refs.push((
+        vec![key("ignition"), key("config"), key("replace")],
+        &mut ign.config.replace,
+    ));
+    let cas = ign.security.tls.certificate_authorities.iter_mut();
+    for (i, r) in cas.enumerate() {
+        let segs = ["ignition", "security", "tls", "certificateAuthorities"];
+        let mut path: Vec<Seg> = segs.iter().map(|k| key(k)).collect();
+        path.push(Seg::Index(i));
+        refs.push((path, r));
+    }
+    let mut out = Vec::new();
+    for (segs, r) in refs {
+        if r.compression.take().is_none() {
+            continue;
+        }
+        let mut node = Some(tree);
+        for seg in &segs {
+            node = node.and_then(|n| match seg {
+                Seg::Key(k) => n.get(k).map(|e| &e.value),
+                Seg::Index(i) => n.index(*i),
+            });
+        }
+        if let Some(e) = node.and_then(|n| n.get("compression")) {
+            let mut path = segs.clone();
+            path.push(key("compression"));
+            out.push(de::Unused {
+                path: JsonPath::from(path),
+                offset: e.key_start,
+                what: de::Unread::Key,
+            });
+        }
+    }
+    out
 }

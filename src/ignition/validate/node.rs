@@ -1,7 +1,7 @@
 //! Rules for files, directories and links: paths, modes, ownership, links below links, and
 //! collisions with each other and with systemd units.
 
-use super::paths::{check_path, clean, is_below};
+use super::paths::{check_path, clean};
 use super::{Checker, DUPLICATE, resource};
 use crate::ignition::types::{Config, NodeRef};
 use crate::ignition::version::Version;
@@ -116,7 +116,9 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
     for (base, kind, paths) in &kinds {
         for (i, p) in paths.iter().enumerate() {
             for l in &link_paths {
-                if is_below(p, l) {
+                // Upstream compares the strings as given: a link at `/` has nothing below it
+                // (nothing starts with `//`), and no path is cleaned first.
+                if p.strip_prefix(l).is_some_and(|rest| rest.starts_with('/')) {
                     c.error(
                         base.index(i),
                         format!("{kind} path includes link in config"),
