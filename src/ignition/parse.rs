@@ -35,7 +35,17 @@ struct StubIgnition {
 }
 
 pub(crate) fn de_error(src: &Source, e: DeError) -> Diagnostic {
-    Diagnostic::error(e.path, e.offset.map(|o| src.locate(o)), e.message)
+    Diagnostic::error(e.path, e.offset.map(|o| go_position(src, o)), e.message)
+}
+
+/// Where upstream places an error Go reports at byte `offset`: an offset at the very end of
+/// the document has no line (upstream prints line 0 col 0).
+fn go_position(src: &Source, offset: u32) -> crate::tree::LineCol {
+    if offset as usize >= src.bytes.len() {
+        crate::tree::LineCol { line: 0, col: 0 }
+    } else {
+        src.locate(offset)
+    }
 }
 
 /// Reads `bytes` as a JSON tree, with Go's syntax error positions.
@@ -45,7 +55,7 @@ pub fn read_json(bytes: &[u8]) -> Result<Node, Diagnostic> {
         // Go reports a syntax error after reading the offending byte; an unexpected end of
         // input has no position and prints as line 0 col 0.
         let pos = match e.at {
-            Some(at) => src.locate(at + 1),
+            Some(at) => go_position(&src, at + 1),
             None => crate::tree::LineCol { line: 0, col: 0 },
         };
         Diagnostic::error(None, Some(pos), e.message)

@@ -45,7 +45,30 @@ fn describe(c: u8) -> String {
         b'\'' => "'\\''".to_string(),
         b'"' => "'\"'".to_string(),
         0x20..=0x7e => format!("'{}'", c as char),
+        0x07 => "'\\a'".to_string(),
+        0x08 => "'\\b'".to_string(),
+        0x0b => "'\\v'".to_string(),
+        0x0c => "'\\f'".to_string(),
         _ => format!("'\\x{c:02x}'"),
+    }
+}
+
+/// A non-ASCII character as Go's `strconv.Quote` shows it: printable ones as they are,
+/// others (controls, format characters such as the byte-order mark) escaped.
+fn describe_char(r: char) -> String {
+    let format_char = matches!(r,
+        '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}'
+        | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
+        | '\u{e000}'..='\u{f8ff}' | '\u{f0000}'..);
+    if r.is_control() || format_char {
+        if (r as u32) < 0x10000 {
+            format!("'\\u{:04x}'", r as u32)
+        } else {
+            format!("'\\U{:08x}'", r as u32)
+        }
+    } else {
+        format!("'{r}'")
     }
 }
 
@@ -57,13 +80,31 @@ impl Parser<'_> {
         }
     }
 
+    /// Upstream reads the offending character whole: a UTF-8 one is quoted as a character
+    /// and the error lies after its last byte (`at` is that byte).
     fn bad(&self, context: &str) -> SyntaxError {
-        match self.b.get(self.i) {
-            None => Self::eof(),
-            Some(&c) => SyntaxError {
-                at: Some(self.i as u32),
-                message: format!("invalid character {} {context}", describe(c)),
-            },
+        let Some(&c) = self.b.get(self.i) else {
+            return Self::eof();
+        };
+        let width = match c {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => 1,
+        };
+        let rune = self
+            .b
+            .get(self.i..self.i + width)
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|s| s.chars().next())
+            .filter(|_| width > 1);
+        let (what, width) = match rune {
+            Some(r) => (describe_char(r), width),
+            None => (describe(c), 1),
+        };
+        SyntaxError {
+            at: Some((self.i + width - 1) as u32),
+            message: format!("invalid character {what} {context}"),
         }
     }
 

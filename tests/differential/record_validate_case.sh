@@ -15,4 +15,4 @@ set +e
 out=$("$oracles/ignition-validate" in.ign 2>&1)
 rc=$?
 set -e
-{ echo "$rc"; [ -z "$out" ] || echo "$out"; } > expected
+{ printf "%s\n" "$rc"; [ -z "$out" ] || printf "%s\n" "$out"; } > expected

@@ -5,9 +5,16 @@ use crate::ignition::types::Ignition;
 use crate::tree::JsonPath;
 
 pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
+    // 3.0.0's config and CA references are checked at their source only: an empty one is
+    // fine for a config, an invalid URL for a CA; nothing is reported at the entry.
+    let v3_0 = c.version == crate::ignition::Version::V3_0;
     let merge = path.key("config").key("merge");
     for (i, r) in ig.config.merge.iter().enumerate() {
-        resource::check_required(c, r, &merge.index(i));
+        if v3_0 {
+            resource::check(c, r, &merge.index(i));
+        } else {
+            resource::check_required(c, r, &merge.index(i));
+        }
     }
     resource::unique_sources(c, &ig.config.merge, &merge);
     resource::check(c, &ig.config.replace, &path.key("config").key("replace"));
@@ -17,7 +24,14 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
         .key("tls")
         .key("certificateAuthorities");
     for (i, r) in ig.security.tls.certificate_authorities.iter().enumerate() {
-        resource::check_required(c, r, &cas.index(i));
+        if !v3_0 {
+            resource::check_required(c, r, &cas.index(i));
+            continue;
+        }
+        if r.source.as_deref().is_none_or(str::is_empty) {
+            c.error(cas.index(i).key("source"), "invalid url scheme");
+        }
+        resource::check(c, r, &cas.index(i));
     }
     resource::unique_sources(c, &ig.security.tls.certificate_authorities, &cas);
 

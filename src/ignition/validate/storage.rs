@@ -41,12 +41,18 @@ fn check_device(c: &mut Checker, device: &str, path: JsonPath) {
 }
 
 fn check_disk(c: &mut Checker, d: &Disk, path: &JsonPath) {
+    // Each partition is checked on its own whatever the disk; the checks across them need
+    // the disk's device, as upstream's.
+    let parts = path.key("partitions");
     if d.device.is_empty() {
         c.error(path.key("device"), "disk device is required");
+        for (i, p) in d.partitions.iter().enumerate() {
+            check_partition(c, p, &parts.index(i));
+        }
+        c.unique(&parts, &d.partitions, partition_key);
         return;
     }
     check_device(c, &d.device, path.key("device"));
-    let parts = path.key("partitions");
     for (i, p) in d.partitions.iter().enumerate() {
         check_partition(c, p, &parts.index(i));
     }
