@@ -11,13 +11,18 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
     let merge = path.key("config").key("merge");
     for (i, r) in ig.config.merge.iter().enumerate() {
         if v3_0 {
-            resource::check(c, r, &merge.index(i));
+            resource::check_reference_3_0(c, r, &merge.index(i));
         } else {
             resource::check_required(c, r, &merge.index(i));
         }
     }
     resource::unique_sources(c, &ig.config.merge, &merge);
-    resource::check(c, &ig.config.replace, &path.key("config").key("replace"));
+    let replace = path.key("config").key("replace");
+    if v3_0 {
+        resource::check_reference_3_0(c, &ig.config.replace, &replace);
+    } else {
+        resource::check(c, &ig.config.replace, &replace);
+    }
 
     let cas = path
         .key("security")
@@ -31,7 +36,7 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
         if r.source.as_deref().is_none_or(str::is_empty) {
             c.error(cas.index(i).key("source"), "invalid url scheme");
         }
-        resource::check(c, r, &cas.index(i));
+        resource::check_reference_3_0(c, r, &cas.index(i));
     }
     resource::unique_sources(c, &ig.security.tls.certificate_authorities, &cas);
 

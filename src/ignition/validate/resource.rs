@@ -263,6 +263,24 @@ pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
     }
 }
 
+/// A 3.0.0 config or CA reference: not a resource yet, only its URL and its hash are
+/// checked (a hash without a source is fine there).
+pub fn check_reference_3_0(c: &mut Checker, r: &Resource, path: &JsonPath) {
+    if let Some(src) = r.source.as_deref().filter(|s| !s.is_empty())
+        && let Err(e) = c.check_url(src)
+    {
+        c.error(path.key("source"), e);
+    }
+    if let Some(e) = r
+        .verification
+        .hash
+        .as_deref()
+        .and_then(|h| check_hash(h, c.version))
+    {
+        c.error(path.key("verification").key("hash"), e);
+    }
+}
+
 fn check_headers(c: &mut Checker, r: &Resource, path: &JsonPath) {
     let at = path.key("httpHeaders");
     match r.source.as_deref().filter(|s| !s.is_empty()).map(parse_url) {
