@@ -1,8 +1,12 @@
 //! Budget (issue 3): a config of N inline files (~200 bytes each), N/10 units (a fifth with
 //! drop-ins) and N/10 directories translates, for N = 10,000, in <= 0.2 s wall and <= 60 MiB
 //! peak RSS; for N = 50,000 in <= 1 s and <= 250 MiB; time linear in N; a trivial config in
-//! <= 3 ms. Also a `trees` config of N local files. Prints wall time (best of 3) and peak RSS
-//! of the release `butane` for each.
+//! <= 3 ms. Also a `trees` config of N local files, and the same N files for the other
+//! variants: fcos with a mirrored, encrypted `boot_device` and GRUB users, and OpenShift
+//! (MachineConfig YAML output), and the newest versions (flatcar 1.2.0-experimental, fcos
+//! 1.8.0-experimental with a CEX `boot_device`, OpenShift 4.23.0-experimental), which must keep
+//! Flatcar's speed. Prints wall time (best of 3)
+//! and peak RSS of the release `butane` for each.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,7 +14,13 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 fn inline_config(n: usize) -> String {
-    let mut s = String::from("variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n");
+    variant_config("variant: flatcar\nversion: 1.0.0\n", n, true)
+}
+
+/// The files and units of `inline_config` (and its directories, where the variant allows
+/// them) under `header`.
+fn variant_config(header: &str, n: usize, directories: bool) -> String {
+    let mut s = format!("{header}storage:\n  files:\n");
     for i in 0..n {
         // ~200 bytes of config-like text, different for every file.
         let _ = write!(
@@ -24,9 +34,11 @@ fn inline_config(n: usize) -> String {
             (i as u64).wrapping_mul(0x9e3779b97f4a7c15),
         );
     }
-    s.push_str("  directories:\n");
-    for i in 0..n / 10 {
-        let _ = write!(s, "    - path: /opt/app/dir{i:06}\n      mode: 0755\n");
+    if directories {
+        s.push_str("  directories:\n");
+        for i in 0..n / 10 {
+            let _ = write!(s, "    - path: /opt/app/dir{i:06}\n      mode: 0755\n");
+        }
     }
     s.push_str("systemd:\n  units:\n");
     for i in 0..n / 10 {
@@ -123,6 +135,38 @@ fn main() {
             "inline N={n:>6}: {w:.3} s wall, {m:.1} MiB peak, {:.1} us/file{budget}",
             w * 1e6 / n as f64
         );
+    }
+    // The other variants on the same files: each within 10% of Flatcar's time.
+    const FCOS: &str = "variant: fcos\nversion: 1.5.0\nboot_device:\n  layout: x86_64\n  luks:\n    tpm2: true\n    tang:\n      - url: https://tang.example.com\n        thumbprint: REPLACE\n  mirror:\n    devices: [/dev/sda, /dev/sdb]\ngrub:\n  users:\n    - name: root\n      password_hash: grub.pbkdf2.sha512.10000.874A958E526409\n";
+    const OPENSHIFT: &str = "variant: openshift\nversion: 4.14.0\nmetadata:\n  name: 99-worker-custom\n  labels:\n    machineconfiguration.openshift.io/role: worker\nopenshift:\n  kernel_arguments: [loglevel=7]\n  fips: true\n";
+    // The versions on Ignition 3.7.0-experimental: CEX on s390x, GRUB users in a MachineConfig.
+    const FCOS18: &str = "variant: fcos\nversion: 1.8.0-experimental\nboot_device:\n  layout: s390x-eckd\n  luks:\n    device: /dev/dasda\n    cex:\n      enabled: true\n";
+    const OPENSHIFT23: &str = "variant: openshift\nversion: 4.23.0-experimental\nmetadata:\n  name: 99-worker-custom\n  labels:\n    machineconfiguration.openshift.io/role: worker\nopenshift:\n  kernel_arguments: [loglevel=7]\ngrub:\n  users:\n    - name: root\n      password_hash: grub.pbkdf2.sha512.10000.874A958E526409\n";
+    for n in [1_000, 10_000] {
+        let mut flatcar = 0.0;
+        for (name, header, dirs) in [
+            ("flatcar", "variant: flatcar\nversion: 1.0.0\n", false),
+            ("fcos boot_device", FCOS, false),
+            ("openshift", OPENSHIFT, false),
+            (
+                "flatcar 1.2-exp",
+                "variant: flatcar\nversion: 1.2.0-experimental\n",
+                false,
+            ),
+            ("fcos 1.8-exp", FCOS18, false),
+            ("openshift 4.23", OPENSHIFT23, false),
+        ] {
+            let input = dir.join(format!("variant-{n}.bu"));
+            std::fs::write(&input, variant_config(header, n, dirs)).unwrap();
+            let (w, m) = measure(&butane, &dir, &input);
+            if name == "flatcar" {
+                flatcar = w;
+            }
+            println!(
+                "{name:<16} N={n:>6}: {w:.3} s wall, {m:.1} MiB peak, {:.2}x Flatcar's time",
+                w / flatcar
+            );
+        }
     }
     for n in [1_000, 10_000, 50_000] {
         let tdir = dir.join(format!("trees-{n}"));

@@ -97,7 +97,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__apply)
-            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --kargs-reboot-flag --neednet --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -131,12 +131,20 @@ _flint() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kargs-reboot-flag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --neednet)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --stage)
-                    COMPREPLY=($(compgen -W "fetch kargs disks mount files umount" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "fetch-offline fetch kargs disks mount files umount" -- "${cur}"))
                     return 0
                     ;;
                 --format)
@@ -359,7 +367,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__plan)
-            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --state-dir --stage --format --help"
+            opts="-h --root --config-source --platform --fetch-timeout --base-dir --config-cache --kargs-file --kargs-reboot-flag --neednet --state-dir --stage --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -393,12 +401,20 @@ _flint() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --kargs-reboot-flag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --neednet)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --state-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --stage)
-                    COMPREPLY=($(compgen -W "fetch kargs disks mount files umount" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "fetch-offline fetch kargs disks mount files umount" -- "${cur}"))
                     return 0
                     ;;
                 --format)
@@ -445,7 +461,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__translate)
-            opts="-s -p -r -d -o -c -h --strict --pretty --raw --raw-errors --files-dir --output --check --color --help"
+            opts="-s -p -r -d -o -c -D -h --strict --pretty --raw --raw-errors --files-dir --output --check --color --input --debug --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -468,6 +484,10 @@ _flint() {
                     return 0
                     ;;
                 --color)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --input)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

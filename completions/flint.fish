@@ -42,9 +42,12 @@ complete -c flint -n "__fish_flint_using_subcommand plan" -l platform -d 'Get th
 complete -c flint -n "__fish_flint_using_subcommand plan" -l fetch-timeout -d 'How long the platform may take to hand over the config, in seconds' -r
 complete -c flint -n "__fish_flint_using_subcommand plan" -l base-dir -d 'Base configs (*.ign, in name order) merged underneath the user config' -r -F
 complete -c flint -n "__fish_flint_using_subcommand plan" -l config-cache -d 'Keep the rendered config here, so that separate stage runs read the same config' -r -F
-complete -c flint -n "__fish_flint_using_subcommand plan" -l kargs-file -d 'The grub.cfg on the OEM partition that holds the kernel arguments' -r -F
+complete -c flint -n "__fish_flint_using_subcommand plan" -l kargs-file -d 'The grub.cfg that holds the kernel arguments; without it, grub.cfg on the OEM partition (the filesystem labelled OEM), mounted for the edit' -r -F
+complete -c flint -n "__fish_flint_using_subcommand plan" -l kargs-reboot-flag -d 'Created when the kargs stage changed the kernel arguments: the machine must reboot before they hold (the initramfs does)' -r -F
+complete -c flint -n "__fish_flint_using_subcommand plan" -l neednet -d 'The flag file `--stage fetch-offline` creates when the config needs the network' -r -F
 complete -c flint -n "__fish_flint_using_subcommand plan" -l state-dir -d 'Run state kept between the stages of one boot (generated LUKS keys)' -r -F
-complete -c flint -n "__fish_flint_using_subcommand plan" -l stage -d 'Run only this stage' -r -f -a "fetch\t''
+complete -c flint -n "__fish_flint_using_subcommand plan" -l stage -d 'Run only this stage' -r -f -a "fetch-offline\t''
+fetch\t''
 kargs\t''
 disks\t''
 mount\t''
@@ -59,9 +62,12 @@ complete -c flint -n "__fish_flint_using_subcommand apply" -l platform -d 'Get t
 complete -c flint -n "__fish_flint_using_subcommand apply" -l fetch-timeout -d 'How long the platform may take to hand over the config, in seconds' -r
 complete -c flint -n "__fish_flint_using_subcommand apply" -l base-dir -d 'Base configs (*.ign, in name order) merged underneath the user config' -r -F
 complete -c flint -n "__fish_flint_using_subcommand apply" -l config-cache -d 'Keep the rendered config here, so that separate stage runs read the same config' -r -F
-complete -c flint -n "__fish_flint_using_subcommand apply" -l kargs-file -d 'The grub.cfg on the OEM partition that holds the kernel arguments' -r -F
+complete -c flint -n "__fish_flint_using_subcommand apply" -l kargs-file -d 'The grub.cfg that holds the kernel arguments; without it, grub.cfg on the OEM partition (the filesystem labelled OEM), mounted for the edit' -r -F
+complete -c flint -n "__fish_flint_using_subcommand apply" -l kargs-reboot-flag -d 'Created when the kargs stage changed the kernel arguments: the machine must reboot before they hold (the initramfs does)' -r -F
+complete -c flint -n "__fish_flint_using_subcommand apply" -l neednet -d 'The flag file `--stage fetch-offline` creates when the config needs the network' -r -F
 complete -c flint -n "__fish_flint_using_subcommand apply" -l state-dir -d 'Run state kept between the stages of one boot (generated LUKS keys)' -r -F
-complete -c flint -n "__fish_flint_using_subcommand apply" -l stage -d 'Run only this stage' -r -f -a "fetch\t''
+complete -c flint -n "__fish_flint_using_subcommand apply" -l stage -d 'Run only this stage' -r -f -a "fetch-offline\t''
+fetch\t''
 kargs\t''
 disks\t''
 mount\t''
@@ -75,11 +81,13 @@ complete -c flint -n "__fish_flint_using_subcommand rmcfg" -s h -l help -d 'Prin
 complete -c flint -n "__fish_flint_using_subcommand translate" -s d -l files-dir -d 'Allow embedding local files from this directory' -r -F
 complete -c flint -n "__fish_flint_using_subcommand translate" -s o -l output -d 'Write the output to FILE instead of stdout' -r -F
 complete -c flint -n "__fish_flint_using_subcommand translate" -l color -d 'Colour diagnostics: auto, always or never' -r
+complete -c flint -n "__fish_flint_using_subcommand translate" -l input -d 'Read the config from FILE (deprecated: give the file as the argument)' -r -F
 complete -c flint -n "__fish_flint_using_subcommand translate" -s s -l strict -d 'Fail on any warning'
 complete -c flint -n "__fish_flint_using_subcommand translate" -s p -l pretty -d 'Output formatted JSON'
-complete -c flint -n "__fish_flint_using_subcommand translate" -s r -l raw -d 'Never wrap in a MachineConfig; force Ignition output (no effect for Flatcar)'
+complete -c flint -n "__fish_flint_using_subcommand translate" -s r -l raw -d 'Never wrap in a MachineConfig; force Ignition output'
 complete -c flint -n "__fish_flint_using_subcommand translate" -l raw-errors -d 'Print errors and warnings as one line each'
 complete -c flint -n "__fish_flint_using_subcommand translate" -s c -l check -d 'Check the config without producing output'
+complete -c flint -n "__fish_flint_using_subcommand translate" -s D -l debug -d 'Print where each part of the output came from'
 complete -c flint -n "__fish_flint_using_subcommand translate" -s h -l help -d 'Print help'
 complete -c flint -n "__fish_flint_using_subcommand validate" -l format -d 'Output format' -r -f -a "human\t'The upstream validator\'s lines (prefixed with the file when there are several)'
 json\t'One JSON object per diagnostic and line'

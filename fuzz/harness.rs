@@ -40,7 +40,7 @@ pub const PARENT: &str = r#"{
 /// `butane_translate`: translate a Butane document; when a config comes out, it must be one
 /// that Ignition reads back.
 pub fn butane_translate(data: &[u8]) {
-    let out = flint::spec::translate(data, flint::spec::Options { files_dir: None });
+    let out = flint::spec::translate(data, flint::spec::Options::default());
     // Rendering the diagnostics exercises location arithmetic on hostile input too.
     for d in &out.diagnostics {
         let _ = format!("{d:?}");

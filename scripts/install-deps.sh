@@ -13,7 +13,8 @@ for pair in \
   sgdisk:gdisk sfdisk:fdisk mke2fs:e2fsprogs mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs \
   mkfs.vfat:dosfstools mtype:mtools mdadm:mdadm cryptsetup:cryptsetup-bin \
   cpio:cpio modprobe:kmod /bin/busybox:busybox-static losetup:mount /usr/bin/time:time \
-  /usr/bin/dracut:dracut-core /usr/bin/genisoimage:genisoimage; do
+  /usr/bin/dracut:dracut-core /usr/bin/genisoimage:genisoimage \
+  /usr/lib/dracut/modules.d/01systemd-networkd:dracut-network; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || [ -e "${pair%%:*}" ] || need+=("${pair#*:}")
 done
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)

@@ -9,9 +9,7 @@ use serde_json::{Map, Value};
 /// The schema names `flint schema` knows.
 pub fn names() -> Vec<String> {
     let ignition = Version::ALL.iter().map(|v| format!("ignition-{v}"));
-    let butane = REGISTRY
-        .iter()
-        .map(|s| format!("butane-{}-{}", s.name, s.version));
+    let butane = REGISTRY.iter().map(Variant::schema_name);
     ignition.chain(butane).collect()
 }
 
@@ -22,8 +20,49 @@ pub fn by_name(name: &str) -> Option<Value> {
     }
     REGISTRY
         .iter()
-        .find(|s| format!("butane-{}-{}", s.name, s.version) == name)
+        .find(|s| s.schema_name() == name)
         .map(butane)
+}
+
+/// Keys a variant refuses although its base has them: an editor should flag them as the
+/// translator does.
+fn refused(spec: &Variant, ty: &str, key: &str) -> bool {
+    use crate::spec::Family;
+    match spec.family {
+        Family::Flatcar => match spec.minor {
+            0 | 1 => (ty, key) == ("Luks", "clevis"),
+            _ => (ty, key) == ("Luks", "cex"),
+        },
+        Family::R4e | Family::Fiot => matches!(
+            (ty, key),
+            ("Config", "kernel_arguments") | ("Storage", "disks" | "filesystems" | "luks" | "raid")
+        ),
+        Family::OpenShift => {
+            matches!(
+                (ty, key),
+                ("Passwd", "groups")
+                    | ("Storage", "directories" | "links")
+                    | ("File", "append")
+                    | ("Resource", "http_headers")
+                    | (
+                        "PasswdUser",
+                        "gecos"
+                            | "groups"
+                            | "home_dir"
+                            | "no_create_home"
+                            | "no_log_init"
+                            | "no_user_group"
+                            | "primary_group"
+                            | "shell"
+                            | "should_exist"
+                            | "system"
+                            | "uid"
+                    )
+            ) || (spec.minor < 13 && (ty, key) == ("PasswdUser", "password_hash"))
+                || (spec.minor >= 14 && (ty, key) == ("Config", "kernel_arguments"))
+        }
+        Family::Fcos => false,
+    }
 }
 
 /// The JSON Schema (draft-07) of a Butane spec, for yaml-language-server.
@@ -36,17 +75,15 @@ pub fn butane(spec: &Variant) -> Value {
     obj.insert(
         "$id".into(),
         Value::String(format!(
-            "https://flint.invalid/schemas/butane-{}-{}.json",
-            spec.name, spec.version
+            "https://flint.invalid/schemas/{}.json",
+            spec.schema_name()
         )),
     );
     obj.insert(
         "title".into(),
         Value::String(format!("Butane config, {} {}", spec.name, spec.version)),
     );
-    // Flatcar has no Clevis; the translator refuses it, so editors should too.
-    let has =
-        |ty: &str, key: &str| spec.base.has_key(ty, key) && !(ty == "Luks" && key == "clevis");
+    let has = |ty: &str, key: &str| spec.has_key(ty, key) && !refused(spec, ty, key);
     restrict(obj, "Config", &has);
     if let Some(Value::Object(defs)) = obj.get_mut("definitions") {
         for (name, def) in defs.iter_mut() {
@@ -54,14 +91,54 @@ pub fn butane(spec: &Variant) -> Value {
                 restrict(d, name, &has);
             }
         }
-        defs.retain(|name, _| !matches!(name.as_str(), "Clevis" | "ClevisCustom" | "Tang"));
     }
+    prune(obj);
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
         props.insert("variant".into(), serde_json::json!({"const": spec.name}));
         props.insert("version".into(), serde_json::json!({"const": spec.version}));
     }
     obj.insert("required".into(), serde_json::json!(["variant", "version"]));
     root
+}
+
+/// Drops the definitions no property refers to any more.
+fn prune(root: &mut Map<String, Value>) {
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref")
+                    && let Some(name) = r.strip_prefix("#/definitions/")
+                {
+                    out.push(name.to_string());
+                }
+                for (k, x) in m {
+                    if k != "definitions" {
+                        refs(x, out);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let Some(Value::Object(defs)) = root.get("definitions").cloned() else {
+        return;
+    };
+    let mut keep: Vec<String> = Vec::new();
+    let mut todo = Vec::new();
+    refs(&Value::Object(root.clone()), &mut todo);
+    while let Some(name) = todo.pop() {
+        if keep.contains(&name) {
+            continue;
+        }
+        if let Some(def) = defs.get(&name) {
+            refs(def, &mut todo);
+        }
+        keep.push(name);
+    }
+    if let Some(Value::Object(defs)) = root.get_mut("definitions") {
+        defs.retain(|name, _| keep.contains(name));
+    }
 }
 
 /// The JSON Schema (draft-07) of Ignition spec `version`.

@@ -483,3 +483,46 @@ fn run_as_ignition_validate_it_behaves_like_upstream() {
         "warning at $.x, line 1 col 33: unused key x\n"
     );
 }
+
+#[test]
+fn every_butane_variant_is_validated() {
+    let d = tmpdir("variants");
+    let meta =
+        "metadata:\n  name: x\n  labels:\n    machineconfiguration.openshift.io/role: worker\n";
+    let good = [
+        ("fcos.bu", "variant: fcos\nversion: 1.5.0\ngrub:\n  users:\n    - name: root\n      password_hash: grub.pbkdf2.sha512.10000.AA\n".to_string()),
+        ("os.bu", format!("variant: openshift\nversion: 4.18.0\n{meta}")),
+        ("r4e.bu", "variant: r4e\nversion: 1.1.0\n".to_string()),
+        ("fiot.yaml", "variant: fiot\nversion: 1.0.0\n".to_string()),
+    ];
+    for (name, text) in &good {
+        fs::write(d.join(name), text).unwrap();
+    }
+    // A refusal each variant makes.
+    fs::write(
+        d.join("sub/edge.bu"),
+        "variant: r4e\nversion: 1.0.0\nstorage:\n  disks:\n    - device: /dev/sdb\n",
+    )
+    .unwrap();
+    fs::write(
+        d.join("sub/os.bu"),
+        format!("variant: openshift\nversion: 4.12.0\n{meta}storage:\n  links:\n    - path: /a\n      target: /b\n"),
+    )
+    .unwrap();
+    let out = common::run_in(&d, &common::flint(), &["validate", "."]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("./sub/edge.bu: error at $.storage.disks, line 5 col 5: disk customization is not supported in this spec version"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("./sub/os.bu: error at $.storage.links, line 9 col 5: links are not supported in this spec version"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("6 files checked: 4 valid, 2 invalid (2 errors, 0 warnings)\n"),
+        "{stdout}"
+    );
+    fs::remove_dir_all(&d).unwrap();
+}

@@ -332,6 +332,7 @@ fn s3_arn_and_gs_objects_through_the_endpoint_override() {
             replace: Some(format!("http://127.0.0.1:{}", closed_port())),
         },
         limit: 1 << 20,
+        ..Settings::default()
     };
     let files = r#"{"path":"/a","contents":{"source":"s3://bucket/dir/key?versionId=v1"}},
         {"path":"/b","contents":{"source":"arn:aws:s3:us-east-1:123456789012:accesspoint/ap/object/some/key"}},

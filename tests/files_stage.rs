@@ -306,7 +306,7 @@ fn kernel_arguments_edit_the_oem_grub_cfg_once() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("takes effect after a reboot"));
     assert_eq!(
         std::fs::read_to_string(dir.join("grub.cfg")).unwrap(),
-        "set oem_id=\"qemu\"\nset linux_append=\"quiet console=ttyS0\"\n"
+        "set oem_id=\"qemu\"\n\nset linux_append=\"$linux_append quiet console=ttyS0\"\n"
     );
     let record: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("root/etc/.ignition-result.json")).unwrap())

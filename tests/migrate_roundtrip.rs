@@ -52,7 +52,7 @@ fn decode(v: &mut Value) {
 fn roundtrip(input: &[u8]) -> (Value, Value, String) {
     let config = flint::migrate::read(input).expect("the input is valid");
     let butane = flint::migrate::to_butane(&config).expect("migrates");
-    let out = flint::spec::translate(butane.as_bytes(), flint::spec::Options { files_dir: None });
+    let out = flint::spec::translate(butane.as_bytes(), flint::spec::Options::default());
     let back = out.config.unwrap_or_else(|| {
         panic!(
             "butane refused migrate's output {:?}:\n{butane}",

@@ -64,19 +64,24 @@ pub fn run(cli: Cli) -> i32 {
         Command::Completions(args) => completions::run_completions(&args),
         Command::Man(args) => completions::run_man(&args),
         Command::Schema { name, list } => {
+            // A reader that stops early (`| head`) is no error.
+            let emit = |bytes: &[u8]| {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(bytes).and_then(|_| out.flush());
+            };
             if list {
-                for n in crate::schema::names() {
-                    println!("{n}");
-                }
+                let names: String = crate::schema::names()
+                    .into_iter()
+                    .map(|n| n + "\n")
+                    .collect();
+                emit(names.as_bytes());
                 return 0;
             }
             let name = name.unwrap_or_default();
             match crate::schema::by_name(&name) {
                 Some(s) => {
-                    print!(
-                        "{}",
-                        String::from_utf8_lossy(&crate::json::to_vec(&s, true))
-                    );
+                    emit(&crate::json::to_vec(&s, true));
                     0
                 }
                 None => {

@@ -34,9 +34,17 @@ pub struct ProvisionArgs {
     /// Keep the rendered config here, so that separate stage runs read the same config.
     #[arg(long, value_name = "FILE")]
     pub config_cache: Option<PathBuf>,
-    /// The grub.cfg on the OEM partition that holds the kernel arguments.
-    #[arg(long, default_value = "/usr/share/oem/grub.cfg", value_name = "FILE")]
-    pub kargs_file: PathBuf,
+    /// The grub.cfg that holds the kernel arguments; without it, grub.cfg on the OEM
+    /// partition (the filesystem labelled OEM), mounted for the edit.
+    #[arg(long, value_name = "FILE")]
+    pub kargs_file: Option<PathBuf>,
+    /// Created when the kargs stage changed the kernel arguments: the machine must reboot
+    /// before they hold (the initramfs does).
+    #[arg(long, value_name = "FILE")]
+    pub kargs_reboot_flag: Option<PathBuf>,
+    /// The flag file `--stage fetch-offline` creates when the config needs the network.
+    #[arg(long, default_value = "/run/flint/neednet", value_name = "FILE")]
+    pub neednet: PathBuf,
     /// Run state kept between the stages of one boot (generated LUKS keys).
     #[arg(long, default_value = "/run/flint", value_name = "DIR")]
     pub state_dir: PathBuf,
@@ -77,6 +85,10 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
             return 2;
         }
     };
+    let offline = (args.stage == Some(Stage::FetchOffline))
+        .then(|| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)));
+    let mut fetch = crate::fetch::Settings::from_env();
+    fetch.offline = offline.clone();
     let opts = Options {
         source,
         places: Places::default(),
@@ -86,7 +98,7 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         // relative to where they stand.
         root: std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone()),
         state_dir: args.state_dir.clone(),
-        fetch: crate::fetch::Settings::from_env(),
+        fetch,
         fetch_timeout: std::time::Duration::from_secs(args.fetch_timeout.max(1)),
     };
     let stages: Vec<Stage> = match args.stage {
@@ -104,6 +116,9 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         format: args.format,
         apply,
     };
+    if let Some(flag) = &offline {
+        return fetch_offline(&opts, &out, flag, &args.neednet);
+    }
     let acq = match provision::fetch_stage(&opts) {
         Ok(a) => a,
         Err(e) => {
@@ -199,6 +214,57 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     0
 }
 
+/// `--stage fetch-offline`: the fetch stage without the network. When the config (or the
+/// platform) needs the network, the flag file `neednet` is created and the run succeeds
+/// without a config, as upstream's stage does; otherwise the config is rendered (into the
+/// cache) and the later fetch has nothing to do.
+fn fetch_offline(
+    opts: &Options,
+    out: &Output,
+    flag: &std::sync::atomic::AtomicBool,
+    neednet: &std::path::Path,
+) -> i32 {
+    let r = provision::fetch_stage(opts);
+    if flag.load(std::sync::atomic::Ordering::Relaxed) {
+        let why = r.err().map(|e| e.to_string()).unwrap_or_default();
+        if let Some(d) = neednet.parent().filter(|d| !d.as_os_str().is_empty())
+            && let Err(e) = std::fs::create_dir_all(d)
+        {
+            eprintln!("error: fetch-offline: creating {}: {e}", d.display());
+            return 1;
+        }
+        if let Err(e) = std::fs::write(neednet, b"") {
+            eprintln!("error: fetch-offline: writing {}: {e}", neednet.display());
+            return 1;
+        }
+        out.note(&format!(
+            "fetch-offline: the config needs the network ({}); wrote {}",
+            why.trim_start_matches("fetch stage failed: "),
+            neednet.display()
+        ));
+        return 0;
+    }
+    match r {
+        Ok(acq) => {
+            for n in &acq.notes {
+                out.note(&format!("fetch-offline: {n}"));
+            }
+            out.note(&format!(
+                "fetch-offline: config from {} needs no network: {} resources ({} bytes) \
+                 fetched and verified",
+                acq.origin,
+                acq.fetched.items.len(),
+                acq.fetched.total_bytes(),
+            ));
+            0
+        }
+        Err(mut e) => {
+            e.stage = Stage::FetchOffline;
+            out.failed(&e)
+        }
+    }
+}
+
 type StageResult = Result<(Vec<provision::Planned>, Vec<String>), provision::StageError>;
 
 fn run_stage(
@@ -210,15 +276,30 @@ fn run_stage(
     plan_mounts: &mut Vec<PathBuf>,
 ) -> StageResult {
     match stage {
-        Stage::Fetch => Ok((Vec::new(), Vec::new())),
+        Stage::FetchOffline | Stage::Fetch => Ok((Vec::new(), Vec::new())),
         Stage::Kargs => {
-            let line = provision::kargs_stage(&acq.config, &args.kargs_file, apply)?;
+            let target = match &args.kargs_file {
+                Some(f) => provision::KargsTarget::File(f.clone()),
+                None => provision::KargsTarget::Oem(opts.fetch.oem.partition()),
+            };
+            let changed = provision::kargs_stage(&acq.config, &target, apply)?;
+            if apply
+                && changed.is_some()
+                && let Some(flag) = &args.kargs_reboot_flag
+            {
+                std::fs::write(flag, b"").map_err(|e| provision::StageError {
+                    stage: Stage::Kargs,
+                    path: None,
+                    message: format!("writing the reboot flag {}: {e}", flag.display()),
+                })?;
+            }
             Ok((
-                line.into_iter()
+                changed
+                    .into_iter()
                     .map(|text| provision::Planned {
                         kind: "set-kernel-arguments".into(),
                         entry: crate::tree::JsonPath::root().key("kernelArguments"),
-                        path: args.kargs_file.display().to_string(),
+                        path: target.to_string(),
                         text,
                     })
                     .collect(),

@@ -31,7 +31,7 @@ pub struct TranslateArgs {
     /// Output formatted JSON.
     #[arg(short, long)]
     pub pretty: bool,
-    /// Never wrap in a MachineConfig; force Ignition output (no effect for Flatcar).
+    /// Never wrap in a MachineConfig; force Ignition output.
     #[arg(short, long)]
     pub raw: bool,
     /// Print errors and warnings as one line each.
@@ -50,13 +50,28 @@ pub struct TranslateArgs {
     #[arg(long, alias = "colour", value_name = "WHEN", value_parser = parse_color,
           num_args = 0..=1, default_missing_value = "always", default_value = "auto")]
     pub color: Color,
+    /// Read the config from FILE (deprecated: give the file as the argument).
+    #[arg(long = "input", value_name = "FILE", hide = true)]
+    pub input_flag: Option<PathBuf>,
+    /// Print where each part of the output came from.
+    #[arg(short = 'D', long, hide = true)]
+    pub debug: bool,
     /// The Butane config (standard input when absent).
     pub input: Option<PathBuf>,
 }
 
 /// Runs a translation; returns the exit code.
 pub fn run(args: &TranslateArgs) -> i32 {
-    let (name, bytes) = match &args.input {
+    if args.input_flag.is_some() {
+        // What upstream's flag library says of a deprecated flag, each time it is used.
+        eprintln!("Flag --input has been deprecated, specify filename directly on command line");
+        if args.input.is_some() {
+            eprintln!("error: give the input file either as the argument or with --input");
+            return 2;
+        }
+    }
+    let input = args.input.as_ref().or(args.input_flag.as_ref());
+    let (name, bytes) = match input {
         Some(p) => match std::fs::read(p) {
             Ok(b) => (p.display().to_string(), b),
             Err(e) => {
@@ -81,6 +96,8 @@ pub fn run(args: &TranslateArgs) -> i32 {
         &bytes,
         Options {
             files_dir: args.files_dir.as_deref(),
+            raw: args.raw,
+            debug: args.debug,
         },
     );
     let color = match args.color {
@@ -101,6 +118,9 @@ pub fn run(args: &TranslateArgs) -> i32 {
         })
         .collect();
     let mut stderr = std::io::stderr().lock();
+    if let Some(t) = &outcome.translations {
+        let _ = stderr.write_all(t.as_bytes());
+    }
     let _ = stderr.write_all(
         report
             .join(if args.raw_errors { "" } else { "\n" })
@@ -120,10 +140,9 @@ pub fn run(args: &TranslateArgs) -> i32 {
     if args.check {
         return 0;
     }
-    let Some(config) = outcome.config else {
+    let Some(json) = outcome.render(args.pretty) else {
         return 1;
     };
-    let json = crate::json::to_vec(&config, args.pretty);
     match &args.output {
         Some(path) => {
             if let Err(e) = std::fs::write(path, &json) {

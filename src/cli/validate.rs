@@ -229,6 +229,7 @@ fn check_file(
         &bytes,
         crate::spec::Options {
             files_dir: dir.as_deref(),
+            ..Default::default()
         },
     );
     Outcome {

@@ -94,9 +94,14 @@ pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
         writeln!(out, " {number} | {}", window(lines[n as usize - 1])).unwrap();
         if n == pos.line {
             let start = col0 - from + usize::from(from > 0);
-            let len = line_chars[col0.min(line_chars.len())..]
+            // Butane's marker runs to the next blank from the column taken as a byte
+            // offset, and counts bytes (the same as characters on ASCII lines).
+            let len = line_text
+                .as_bytes()
+                .get(col0..)
+                .unwrap_or_default()
                 .iter()
-                .take_while(|c| !c.is_whitespace())
+                .take_while(|b| !b.is_ascii_whitespace())
                 .take(MAX_LINE - (col0 - from))
                 .count()
                 .max(1);

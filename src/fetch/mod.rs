@@ -1,5 +1,5 @@
-//! Getting the bytes a config refers to: `data:`, `http(s)`, `tftp`, `s3`/`arn` and `gs`
-//! sources, checked against `verification.hash` and decompressed, with limits so that a
+//! Getting the bytes a config refers to: `data:`, `http(s)`, `tftp`, `s3`/`arn`, `gs` and
+//! Flatcar's `oem` sources, checked against `verification.hash` and decompressed, with limits so that a
 //! hostile resource cannot take the machine's memory.
 
 pub mod aws;
@@ -8,6 +8,7 @@ pub mod connect;
 pub mod http;
 pub mod lowport;
 pub mod metadata;
+pub mod oem;
 pub mod proxy;
 pub mod tftp;
 pub mod url;
@@ -17,6 +18,7 @@ use http::HttpClient;
 use sha2::Digest;
 use std::io::Read;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use url::redact;
 
@@ -31,11 +33,17 @@ pub struct Settings {
     pub metadata: metadata::Endpoint,
     /// Largest resource accepted, fetched or decompressed.
     pub limit: u64,
+    /// Where `oem://` files are.
+    pub oem: oem::Oem,
+    /// Offline (upstream's fetch-offline): a source that needs the network is not fetched;
+    /// the flag records that one was asked for.
+    pub offline: Option<Arc<AtomicBool>>,
 }
 
 impl Settings {
     /// From `FLINT_S3_ENDPOINT`, `FLINT_GS_ENDPOINT`, `FLINT_AZURE_BLOB_ENDPOINT`,
-    /// `FLINT_METADATA_ENDPOINT` and `FLINT_MAX_RESOURCE_BYTES`.
+    /// `FLINT_METADATA_ENDPOINT`, `FLINT_MAX_RESOURCE_BYTES`, `IGNITION_OEM_LOOKASIDE_DIR`
+    /// and `FLINT_OEM_LABEL`.
     pub fn from_env() -> Settings {
         Settings {
             endpoints: cloud::Endpoints::from_env(),
@@ -44,6 +52,8 @@ impl Settings {
                 .ok()
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(DEFAULT_LIMIT),
+            oem: oem::Oem::from_env(),
+            offline: None,
         }
     }
 }
@@ -54,9 +64,20 @@ impl Default for Settings {
             endpoints: cloud::Endpoints::default(),
             metadata: metadata::Endpoint::default(),
             limit: DEFAULT_LIMIT,
+            oem: oem::Oem::default(),
+            offline: None,
         }
     }
 }
+
+/// Whether fetching `url` needs the network: everything but `data:` and `oem:` (upstream
+/// counts `oem:` too; Flatcar's OEM partition is local). Schemes compare in lower case.
+pub fn needs_network(url: &str) -> bool {
+    crate::platform::url_needs_network(&url.to_ascii_lowercase())
+}
+
+/// What an offline fetch of a network source fails with.
+pub const NEEDS_NETWORK: &str = "resource requires networking";
 
 /// Fetches resources with the settings of a config's `ignition` section.
 #[derive(Clone)]
@@ -69,6 +90,9 @@ pub struct Fetcher {
     pub cloud: cloud::SharedCache,
     pub tftp_timeout: Duration,
     pub limit: u64,
+    pub oem: oem::Oem,
+    /// See [`Settings::offline`].
+    pub offline: Option<Arc<AtomicBool>>,
     notes: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
@@ -95,6 +119,8 @@ impl Fetcher {
             cloud: Arc::default(),
             tftp_timeout: Duration::from_secs(2),
             limit: settings.limit,
+            oem: settings.oem,
+            offline: settings.offline,
             notes: Arc::default(),
         }
     }
@@ -155,6 +181,12 @@ impl Fetcher {
         compression: Option<&str>,
     ) -> Result<Vec<u8>, String> {
         let scheme = url.split(':').next().unwrap_or("");
+        if let Some(flag) = &self.offline
+            && needs_network(url)
+        {
+            flag.store(true, Ordering::Relaxed);
+            return Err(format!("{}: {NEEDS_NETWORK}", redact(url)));
+        }
         match scheme {
             "data" => {
                 crate::ignition::dataurl::decode(url).map_err(|e| format!("bad data URL: {e}"))
@@ -169,6 +201,7 @@ impl Fetcher {
             }
             "s3" | "arn" => cloud::s3_get(self, url, compression),
             "gs" => cloud::gcs_get(self, url),
+            s if s.eq_ignore_ascii_case("oem") => self.oem.get(url, self.limit),
             _ => Err(format!("unsupported URL scheme {scheme:?}")),
         }
     }

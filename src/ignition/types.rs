@@ -298,11 +298,11 @@ model! {
 
     pub struct Tang {
         #[serde(skip_serializing_if = "is_zero")]
+        pub advertisement: Option<String>,
+        #[serde(skip_serializing_if = "is_zero")]
         pub thumbprint: Option<String>,
         #[serde(skip_serializing_if = "is_zero")]
         pub url: String,
-        #[serde(skip_serializing_if = "is_zero")]
-        pub advertisement: Option<String>,
     }
 
     /// A regular file.

@@ -92,7 +92,13 @@ pub fn parse_any(
         }
         return Ok(ignition::upgrade(parsed.config, parsed.version));
     }
-    let outcome = crate::spec::translate(bytes, crate::spec::Options { files_dir });
+    let outcome = crate::spec::translate(
+        bytes,
+        crate::spec::Options {
+            files_dir,
+            ..Default::default()
+        },
+    );
     match (outcome.config, outcome.failure) {
         (Some(c), _) => Ok(ignition::upgrade::upgrade_declared(c)),
         (None, failure) => {

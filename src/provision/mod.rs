@@ -21,9 +21,13 @@ use resources::Fetched;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// The stages, in the order they run.
+/// The stages, in the order they run. `fetch-offline` is upstream's first step in the
+/// initramfs: the fetch stage without the network, which renders the config when nothing
+/// in it needs the network and otherwise says so (the `--neednet` flag file), so that the
+/// network is brought up only then; it is run on its own, never as part of a full run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Stage {
+    FetchOffline,
     Fetch,
     Kargs,
     Disks,
@@ -35,6 +39,7 @@ pub enum Stage {
 impl Stage {
     pub fn name(self) -> &'static str {
         match self {
+            Stage::FetchOffline => "fetch-offline",
             Stage::Fetch => "fetch",
             Stage::Kargs => "kargs",
             Stage::Disks => "disks",
@@ -188,6 +193,15 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
                 let p =
                     crate::platform::select(explicit, &opts.places).map_err(|e| fail(None, e))?;
                 platform = Some(p);
+                if let Some(flag) = &opts.fetch.offline
+                    && platform_needs_network(p, &opts.places)
+                {
+                    flag.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Err(fail(
+                        None,
+                        format!("platform {}: {}", p.name(), crate::fetch::NEEDS_NETWORK),
+                    ));
+                }
                 let mut fetcher = fetcher;
                 fetcher.credentials = p.credentials();
                 // Before any config is known, provider fetches give up after the fetch
@@ -299,6 +313,14 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         platform,
         notes,
     })
+}
+
+/// Whether fetching the user config from `p` needs the network, as upstream's fetch-offline
+/// stage finds out ([`crate::platform::source_needs_network`]), except that AWS always does:
+/// upstream's AWS platform asks its metadata service for the region before any config is
+/// read.
+fn platform_needs_network(p: &dyn crate::platform::Platform, places: &Places) -> bool {
+    p.name() == "aws" || crate::platform::source_needs_network(p, places)
 }
 
 /// What later stages need to know about the cached config beside the config itself.
@@ -444,11 +466,30 @@ pub fn files_stage(
     Ok(actions)
 }
 
-/// The kargs stage: edits the grub.cfg at `grub_cfg` (on the OEM partition) when the config
-/// asks for kernel arguments; returns the plan line, and whether a reboot is needed.
+/// Where the kargs stage edits grub.cfg.
+#[derive(Debug, Clone)]
+pub enum KargsTarget {
+    /// This file (tests, images that keep the OEM partition mounted).
+    File(PathBuf),
+    /// `grub.cfg` at the top of the OEM partition, mounted for the edit as Flatcar's helper
+    /// mounts it.
+    Oem(crate::fetch::oem::Partition),
+}
+
+impl std::fmt::Display for KargsTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KargsTarget::File(p) => write!(f, "{}", p.display()),
+            KargsTarget::Oem(p) => write!(f, "grub.cfg on the OEM partition (label {})", p.label),
+        }
+    }
+}
+
+/// The kargs stage: applies the config's kernel arguments to grub.cfg as Flatcar does (see
+/// [`kargs`]). Returns the plan line when they change; they hold after a reboot.
 pub fn kargs_stage(
     config: &Config,
-    grub_cfg: &Path,
+    target: &KargsTarget,
     apply: bool,
 ) -> Result<Option<String>, StageError> {
     let k = &config.kernel_arguments;
@@ -460,22 +501,38 @@ pub fn kargs_stage(
         path: Some(JsonPath::root().key("kernelArguments")),
         message,
     };
-    let text = match std::fs::read_to_string(grub_cfg) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(fail(format!("reading {}: {e}", grub_cfg.display()))),
+    let edit = |grub_cfg: &Path| -> Result<Option<String>, String> {
+        let text = match std::fs::read(grub_cfg) {
+            Ok(t) => String::from_utf8_lossy(&t).into_owned(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(format!("reading {}: {e}", grub_cfg.display())),
+        };
+        let Some(new) = kargs::apply_to(&text, k) else {
+            return Ok(None);
+        };
+        if apply {
+            write_atomic(grub_cfg, new.as_bytes(), 0o644)
+                .map_err(|e| format!("writing {}: {e}", grub_cfg.display()))?;
+        }
+        Ok(Some(format!(
+            "set kernel arguments \"{}\" in {target} (takes effect after a reboot)",
+            kargs::current(&new)
+        )))
     };
-    let Some(new) = kargs::apply_to(&text, k) else {
-        return Ok(None);
-    };
-    if apply {
-        write_atomic(grub_cfg, new.as_bytes(), 0o644)
-            .map_err(|e| fail(format!("writing {}: {e}", grub_cfg.display())))?;
+    match target {
+        KargsTarget::File(p) => edit(p).map_err(fail),
+        KargsTarget::Oem(part) => {
+            let dev = part
+                .device(crate::system::devices::timeout())
+                .map_err(|e| {
+                    fail(format!(
+                        "kernel arguments are kept on the OEM partition, but {e}"
+                    ))
+                })?;
+            part.with_mounted(&dev, apply, |dir| edit(&dir.join("grub.cfg")))
+                .map_err(fail)
+        }
     }
-    Ok(Some(format!(
-        "set kernel arguments in {} (takes effect after a reboot)",
-        grub_cfg.display()
-    )))
 }
 
 /// Marks a root whose files stage started but did not finish (see `files_stage`).

@@ -102,7 +102,7 @@ pub fn targets<'a>(config: &'a Config, root: &Path) -> Vec<Target<'a>> {
             f.path.is_some() && !matches!(f.format.as_deref(), Some("swap") | Some("none") | None)
         })
         .map(|(i, f)| {
-            let parts = elements(f.path.as_deref().unwrap_or("/"));
+            let parts = elements(mount_path(f));
             let mut dir = root.to_path_buf();
             dir.extend(&parts);
             Target {
@@ -116,6 +116,17 @@ pub fn targets<'a>(config: &'a Config, root: &Path) -> Vec<Target<'a>> {
         .collect();
     v.sort_by_key(|t| t.dir.components().count());
     v
+}
+
+/// Where `f` is mounted: its path, except that the OEM partition asked for at
+/// `/usr/share/oem` goes to `/oem` (Flatcar's patch 0016: on Flatcar `/usr/share/oem` is a
+/// link to `/oem`). Only that exact path and device, as Flatcar matches them.
+pub fn mount_path(f: &Filesystem) -> &str {
+    match f.path.as_deref() {
+        Some("/usr/share/oem") if f.device == "/dev/disk/by-label/OEM" => "/oem",
+        Some(p) => p,
+        None => "/",
+    }
 }
 
 fn fail(stage: Stage, entry: &JsonPath, message: String) -> StageError {
@@ -298,5 +309,39 @@ pub fn umount_stage(config: &Config, root: &Path) -> Result<Vec<String>, StageEr
 pub fn release(dirs: &[PathBuf]) {
     for d in dirs.iter().rev() {
         let _ = mount::umount(d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_oem_partition_at_usr_share_oem_mounts_at_oem() {
+        let fs = |device: &str, path: &str| Filesystem {
+            device: device.into(),
+            format: Some("btrfs".into()),
+            path: Some(path.into()),
+            ..Default::default()
+        };
+        let oem = "/dev/disk/by-label/OEM";
+        assert_eq!(mount_path(&fs(oem, "/usr/share/oem")), "/oem");
+        // Only that path and that device, as Flatcar's patch matches them.
+        assert_eq!(mount_path(&fs(oem, "/usr/share/oem/")), "/usr/share/oem/");
+        assert_eq!(mount_path(&fs(oem, "/oem")), "/oem");
+        assert_eq!(
+            mount_path(&fs("/dev/vda6", "/usr/share/oem")),
+            "/usr/share/oem"
+        );
+        let c = Config {
+            storage: crate::ignition::types::Storage {
+                filesystems: vec![fs(oem, "/usr/share/oem"), fs("/dev/vdb", "/oem/sub")],
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let t = targets(&c, Path::new("/sysroot"));
+        let dirs: Vec<_> = t.iter().map(|t| t.dir.display().to_string()).collect();
+        assert_eq!(dirs, ["/sysroot/oem", "/sysroot/oem/sub"]);
     }
 }

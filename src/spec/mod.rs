@@ -1,59 +1,168 @@
 //! Butane specs: one module per variant and version, each a thin layer over a shared base,
-//! and the translation pipeline from Butane YAML to an Ignition config with diagnostics.
+//! and the translation pipeline from Butane YAML to an Ignition config (or an OpenShift
+//! MachineConfig) with diagnostics.
 //!
 //! Adding a spec version is adding a module with a [`Variant`] and listing it in
 //! [`REGISTRY`].
 
 pub mod base;
+pub mod debug;
+pub mod fcos;
+pub mod fiot;
 pub mod flatcar;
+pub mod fragment;
+pub mod legacy;
+pub mod openshift;
+mod order;
 pub mod pathmap;
+pub mod r4e;
 
 use crate::de::{self, Flavor};
 use crate::diag::{Diagnostic, Severity};
 use crate::ignition::types as ig;
-use crate::ignition::validate::Issue;
+use crate::ignition::validate::{Checker, Issue};
 use crate::ignition::{Version, validate};
-use crate::tree::{Node, Source, Value};
+use crate::tree::{JsonPath, Node, Seg, Source, Value};
+use crate::yaml;
 use base::BaseVersion;
 use base::local::FilesDir;
+use base::types as bu;
+use pathmap::PathMap;
 use std::path::Path;
 
+/// The distributions Butane has variants for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Flatcar,
+    Fcos,
+    OpenShift,
+    R4e,
+    Fiot,
+}
+
 /// A Butane spec version of a variant.
+#[derive(Debug)]
 pub struct Variant {
     pub name: &'static str,
     pub version: &'static str,
+    pub family: Family,
+    /// The minor version of the spec (fcos 1.x), or of the OpenShift release (4.x).
+    pub minor: u8,
     pub base: BaseVersion,
     /// The Ignition spec version the output has.
     pub ignition: Version,
-    /// Checks the variant adds on the generated config.
-    pub filter: fn(&ig::Config, &mut Vec<Issue>),
 }
 
-pub const REGISTRY: &[Variant] = &[flatcar::v1_0::SPEC, flatcar::v1_1::SPEC];
+impl Variant {
+    /// The fcos spec whose sugar (`boot_device`, `grub`) this version has: fcos's own, or
+    /// the one an OpenShift release builds on.
+    pub fn fcos_level(&self) -> Option<u8> {
+        match self.family {
+            Family::Fcos => Some(self.minor),
+            Family::OpenShift => Some(openshift::fcos_level(self.minor)),
+            _ => None,
+        }
+    }
+
+    /// Whether this spec version has key `key` on Butane struct `ty`.
+    pub fn has_key(&self, ty: &str, key: &str) -> bool {
+        match (ty, key) {
+            ("Config", "boot_device") => self.fcos_level().is_some_and(|l| l >= 3),
+            ("Config", "grub") => self.fcos_level().is_some_and(|l| l >= 5),
+            ("Config", "metadata" | "openshift") => self.family == Family::OpenShift,
+            _ => self.base.has_key(ty, key),
+        }
+    }
+
+    /// `butane-NAME-VERSION`, the schema's name.
+    pub fn schema_name(&self) -> String {
+        format!("butane-{}-{}", self.name, self.version)
+    }
+}
+
+pub const REGISTRY: &[Variant] = &[
+    fcos::v1_0::SPEC,
+    fcos::v1_1::SPEC,
+    fcos::v1_2::SPEC,
+    fcos::v1_3::SPEC,
+    fcos::v1_4::SPEC,
+    fcos::v1_5::SPEC,
+    fcos::v1_6::SPEC,
+    fcos::v1_7::SPEC,
+    fcos::v1_8_exp::SPEC,
+    flatcar::v1_0::SPEC,
+    flatcar::v1_1::SPEC,
+    flatcar::v1_2_exp::SPEC,
+    openshift::v4_8::SPEC,
+    openshift::v4_9::SPEC,
+    openshift::v4_10::SPEC,
+    openshift::v4_11::SPEC,
+    openshift::v4_12::SPEC,
+    openshift::v4_13::SPEC,
+    openshift::v4_14::SPEC,
+    openshift::v4_15::SPEC,
+    openshift::v4_16::SPEC,
+    openshift::v4_17::SPEC,
+    openshift::v4_18::SPEC,
+    openshift::v4_19::SPEC,
+    openshift::v4_20::SPEC,
+    openshift::v4_21::SPEC,
+    openshift::v4_22::SPEC,
+    openshift::v4_23_exp::SPEC,
+    r4e::v1_0::SPEC,
+    r4e::v1_1::SPEC,
+    r4e::v1_2_exp::SPEC,
+    fiot::v1_0::SPEC,
+    fiot::v1_1_exp::SPEC,
+];
+
+/// The spec version `name` `version`, if there is one.
+pub fn lookup(name: &str, version: &str) -> Option<&'static Variant> {
+    REGISTRY
+        .iter()
+        .find(|s| s.name == name && s.version == version)
+}
 
 /// How to translate.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options<'a> {
     /// The directory `local` references are read from.
     pub files_dir: Option<&'a Path>,
+    /// Ignition output even for variants that wrap it (OpenShift's MachineConfig).
+    pub raw: bool,
+    /// List where each part of the output came from (`Outcome::translations`).
+    pub debug: bool,
 }
 
 /// What translating a document gave.
 pub struct Outcome {
-    /// The config, when translation succeeded.
+    /// The Ignition config, when translation succeeded.
     pub config: Option<ig::Config>,
+    /// The MachineConfig around it, for OpenShift without `raw`.
+    pub machine_config: Option<openshift::MachineConfig>,
+    /// The spec version the document named (when it was found).
+    pub variant: Option<&'static Variant>,
     /// Findings located in the source.
     pub diagnostics: Vec<Diagnostic>,
     /// Why translation failed (printed after "Error translating config: ").
     pub failure: Option<String>,
+    /// Where each part of the output came from (for `--debug`).
+    pub map: PathMap,
+    /// With `Options::debug`, the listing of where each output path came from, made as
+    /// soon as the translation is done (also when checks fail later).
+    pub translations: Option<String>,
 }
 
 impl Outcome {
     fn failed(message: impl Into<String>, diagnostics: Vec<Diagnostic>) -> Self {
         Outcome {
             config: None,
+            machine_config: None,
+            variant: None,
             diagnostics,
             failure: Some(message.into()),
+            map: PathMap::default(),
+            translations: None,
         }
     }
 
@@ -61,6 +170,17 @@ impl Outcome {
         self.diagnostics
             .iter()
             .any(|d| d.severity == Severity::Warning)
+    }
+
+    /// The output as upstream prints it (without the final newline): Ignition JSON, or the
+    /// MachineConfig as YAML.
+    pub fn render(&self, pretty: bool) -> Option<Vec<u8>> {
+        let version = self.variant.map_or(Version::NEWEST, |v| v.ignition);
+        if let Some(mc) = &self.machine_config {
+            return Some(mc.to_yaml(version));
+        }
+        let config = self.config.as_ref()?;
+        Some(legacy::to_json(config, version, pretty))
     }
 }
 
@@ -77,18 +197,85 @@ fn scalar(root: &Node, key: &str) -> String {
     }
 }
 
-/// Translates the Butane document `bytes`.
-pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
+/// A finding made while translating: at a source path, or at an output path that the
+/// final path map locates, or at an output path upstream reports as it is (its own
+/// fallback: the path spelled the Butane way, wherever that lands in the source).
+pub enum Finding {
+    Source(Issue),
+    Output(Issue),
+    Unmapped(Issue),
+}
+
+impl Finding {
+    fn issue(&self) -> &Issue {
+        match self {
+            Finding::Source(i) | Finding::Output(i) | Finding::Unmapped(i) => i,
+        }
+    }
+}
+
+/// Whether upstream's path map knows output path `path`: it knows the paths translation
+/// produced (those with a value in the output), but after it merged the config under
+/// generated parts (mount units, boot device, GRUB) only the paths of values that are not
+/// zero: empty strings and numbers of the fields that are no pointers are forgotten, and so
+/// are entries with nothing else in them.
+fn known(json: &serde_json::Value, path: &JsonPath, merged: bool) -> bool {
+    use crate::tree::Seg;
+    let mut v = json;
+    let mut key = "";
+    for s in path.segs() {
+        let next = match s {
+            Seg::Key(k) => {
+                key = k;
+                v.get(k.as_str())
+            }
+            Seg::Index(i) => {
+                key = "";
+                v.get(*i)
+            }
+        };
+        match next {
+            Some(n) => v = n,
+            None => return false,
+        }
+    }
+    !merged || !forgotten(v, key)
+}
+
+/// Whether a merge drops every path of value `v` (at key `key`, "" for list entries).
+fn forgotten(v: &serde_json::Value, key: &str) -> bool {
+    use serde_json::Value as J;
+    // The fields that are plain strings and numbers in the Go structs.
+    const PLAIN: &[&str] = &[
+        "name", "path", "device", "url", "version", "target", "level",
+    ];
+    match v {
+        J::String(s) => s.is_empty() && (key.is_empty() || PLAIN.contains(&key)),
+        J::Number(n) => key == "number" && n.as_i64() == Some(0),
+        J::Array(a) => a.iter().all(|x| forgotten(x, "")),
+        J::Object(m) => m.iter().all(|(k, x)| forgotten(x, k)),
+        _ => false,
+    }
+}
+
+/// A read document: its tree, the paths of its aliases, the mapping keys go-yaml refuses
+/// if it decodes them (below the top), its variant.
+type Read = (Node, Vec<JsonPath>, Vec<yaml::KeyError>, &'static Variant);
+
+/// Reads the document: YAML, a mapping, with a variant and version we know.
+// The error is the translation's outcome itself, returned once.
+#[allow(clippy::result_large_err)]
+fn read(bytes: &[u8]) -> Result<Read, Outcome> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
-            return Outcome::failed(
+            return Err(Outcome::failed(
                 format!(
-                    "Error unmarshaling yaml: yaml: invalid UTF-8 at byte {}",
-                    e.valid_up_to()
+                    "Error unmarshaling yaml: yaml: {}",
+                    yaml::utf8_problem(bytes, e.valid_up_to())
                 ),
                 Vec::new(),
-            );
+            ));
         }
     };
     let src = Source::new(bytes);
@@ -103,125 +290,545 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
                 }),
                 e.message.clone(),
             );
-            let failure = if e.duplicate_key {
-                format!("yaml: unmarshal errors:\n  line {}: {}", e.line, e.message)
-            } else {
-                let msg = e
-                    .message
-                    .trim_start_matches("while parsing a block collection, ");
-                let msg = msg.trim_start_matches("while parsing a block mapping, ");
-                format!(
-                    "Error unmarshaling yaml: yaml: line {}: {msg}",
-                    e.upstream_line
-                )
+            let msg = e
+                .message
+                .trim_start_matches("while parsing a block collection, ");
+            let msg = msg.trim_start_matches("while parsing a block mapping, ");
+            let failure = match e.upstream_line {
+                0 => format!("Error unmarshaling yaml: yaml: {msg}"),
+                n => format!("Error unmarshaling yaml: yaml: line {n}: {msg}"),
             };
-            return Outcome::failed(failure, vec![located]);
+            return Err(Outcome::failed(failure, vec![located]));
         }
     };
     let root = doc.root;
+    let aliases = alias_paths(&root, &doc.aliases);
+    // The first decoding (variant and version) goes through the keys at the top.
+    let (top, key_errors): (Vec<_>, Vec<_>) =
+        doc.key_errors.into_iter().partition(|e| e.path.is_root());
+    if !top.is_empty() {
+        let (failure, located) = key_failure(&src, &top);
+        return Err(Outcome::failed(
+            format!("Error unmarshaling yaml: {failure}"),
+            located,
+        ));
+    }
     if !matches!(root.value, Value::Object(_) | Value::Null)
         && !matches!(&root.value, Value::Plain(s) if s.is_empty())
     {
         let found = match &root.value {
-            Value::Plain(t) | Value::String(t) => format!("!!str `{}`", de::short(t)),
+            Value::Plain(t) => format!(
+                "{} `{}`",
+                crate::yaml::resolve::resolve(t).tag(),
+                de::short(t)
+            ),
+            Value::String(t) => format!("!!str `{}`", de::short(t)),
             Value::Array(_) => "!!seq".into(),
             _ => "!!map".into(),
         };
         let line = src.locate(root.start).line;
-        return Outcome::failed(
+        return Err(Outcome::failed(
             format!(
-                "Error unmarshaling yaml: yaml: unmarshal errors:\n  line {line}: cannot unmarshal {found} into a Butane config (a mapping)"
+                "Error unmarshaling yaml: yaml: unmarshal errors:\n  line {line}: cannot unmarshal {found} into config.commonFields"
             ),
             Vec::new(),
-        );
+        ));
     }
 
     let variant = scalar(&root, "variant");
     if variant.is_empty() {
-        return Outcome::failed("error parsing variant; must be specified", Vec::new());
+        return Err(Outcome::failed(
+            "error parsing variant; must be specified",
+            Vec::new(),
+        ));
     }
     let version = scalar(&root, "version");
     if !crate::ignition::version::is_semver(&version) {
-        return Outcome::failed("error parsing version; must be a valid semver", Vec::new());
+        return Err(Outcome::failed(
+            "error parsing version; must be a valid semver",
+            Vec::new(),
+        ));
     }
-    let Some(spec) = REGISTRY
-        .iter()
-        .find(|s| s.name == variant && s.version == version)
-    else {
-        return Outcome::failed(
+    if variant == "rhcos" && version == "0.1.0" {
+        return Err(Outcome::failed(
+            "rhcos variant has been removed; use openshift variant instead: https://coreos.github.io/butane/upgrading-openshift/",
+            Vec::new(),
+        ));
+    }
+    match lookup(&variant, &version) {
+        Some(spec) => Ok((root, aliases, key_errors, spec)),
+        None => Err(Outcome::failed(
             format!("No translator exists for variant {variant} with version {version}"),
             Vec::new(),
-        );
-    };
+        )),
+    }
+}
 
-    let gate = |ty: &'static str, key: &str| spec.base.has_key(ty, key);
-    let (config, unused) = match de::from_tree::<base::types::Config>(&root, &gate, Flavor::Yaml) {
+/// go-yaml's decoding errors for refused mapping keys, and the same placed.
+fn key_failure(src: &Source, errors: &[yaml::KeyError]) -> (String, Vec<Diagnostic>) {
+    let mut failure = String::from("yaml: unmarshal errors:");
+    let mut located = Vec::new();
+    for e in errors {
+        failure.push_str(&format!("\n  line {}: {}", e.line, e.message));
+        let pos = src.locate_chars(e.offset);
+        located.push(Diagnostic::error(
+            Some(e.path.clone()),
+            Some(pos),
+            e.message.clone(),
+        ));
+    }
+    (failure, located)
+}
+
+fn is_null(n: &Node) -> bool {
+    match &n.value {
+        Value::Null => true,
+        Value::Plain(s) => crate::yaml::resolve::resolve(s) == crate::yaml::resolve::Resolved::Null,
+        _ => false,
+    }
+}
+
+/// The tree without null list items, if it has any.
+fn without_null_items(root: &Node) -> Option<Node> {
+    fn any(n: &Node) -> bool {
+        match &n.value {
+            Value::Array(items) => items.iter().any(|x| is_null(x) || any(x)),
+            Value::Object(entries) => entries.iter().any(|e| any(&e.value)),
+            _ => false,
+        }
+    }
+    fn strip(n: &mut Node) {
+        match &mut n.value {
+            Value::Array(items) => {
+                items.retain(|x| !is_null(x));
+                items.iter_mut().for_each(strip);
+            }
+            Value::Object(entries) => entries.iter_mut().for_each(|e| strip(&mut e.value)),
+            _ => {}
+        }
+    }
+    if !any(root) {
+        return None;
+    }
+    let mut copy = root.clone();
+    strip(&mut copy);
+    Some(copy)
+}
+
+/// The null values in mappings (`key:` with nothing, `~`, `null`), with their paths.
+fn nulls(root: &Node) -> Vec<(JsonPath, &Node)> {
+    fn walk<'a>(n: &'a Node, at: &JsonPath, out: &mut Vec<(JsonPath, &'a Node)>) {
+        match &n.value {
+            Value::Object(entries) => {
+                for e in entries {
+                    let path = at.key(&e.key);
+                    if is_null(&e.value) {
+                        out.push((path, &e.value));
+                    } else {
+                        walk(&e.value, &path, out);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    if is_null(x) {
+                        out.push((at.index(i), x));
+                    } else {
+                        walk(x, &at.index(i), out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &JsonPath::root(), &mut out);
+    out
+}
+
+/// Where upstream reports an unused key found in the list items decoded without nulls: at
+/// the index the item has as written, if its walk (over as many items as were decoded)
+/// gets there.
+fn as_written(root: &Node, path: &JsonPath) -> Option<JsonPath> {
+    let mut node = root;
+    let mut segs = Vec::with_capacity(path.segs().len());
+    for s in path.segs() {
+        match s {
+            Seg::Key(k) => {
+                segs.push(s.clone());
+                if let Some(e) = node.get(k) {
+                    node = &e.value;
+                }
+            }
+            Seg::Index(c) => {
+                let Value::Array(items) = &node.value else {
+                    segs.push(s.clone());
+                    continue;
+                };
+                let kept = items.iter().filter(|x| !is_null(x)).count();
+                let (k, item) = items
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| !is_null(x))
+                    .nth(*c)?;
+                if k >= kept {
+                    return None;
+                }
+                segs.push(Seg::Index(k));
+                node = item;
+            }
+        }
+    }
+    Some(JsonPath::from(segs))
+}
+
+/// The paths of the aliases (outermost ones) in the document: upstream sees an alias as a
+/// leaf and cannot look inside.
+fn alias_paths(root: &Node, aliases: &[u32]) -> Vec<JsonPath> {
+    fn walk(n: &Node, at: &JsonPath, aliases: &[u32], out: &mut Vec<JsonPath>) {
+        if aliases.contains(&n.start) {
+            out.push(at.clone());
+            return;
+        }
+        match &n.value {
+            Value::Object(entries) => {
+                for e in entries {
+                    walk(&e.value, &at.key(&e.key), aliases, out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, x) in items.iter().enumerate() {
+                    walk(x, &at.index(i), aliases, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if !aliases.is_empty() {
+        walk(root, &JsonPath::root(), aliases, &mut out);
+    }
+    out
+}
+
+/// Translates the Butane document `bytes`.
+pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
+    let (root, aliases, key_errors, spec) = match read(bytes) {
+        Ok(r) => r,
+        Err(o) => return o,
+    };
+    let src = Source::new(bytes);
+    let mut outcome = Outcome {
+        variant: Some(spec),
+        ..Outcome::failed("", Vec::new())
+    };
+    outcome.failure = None;
+
+    let gate = |ty: &'static str, key: &str| spec.has_key(ty, key);
+    // go-yaml leaves out null list items (every Butane list holds structs or strings), but
+    // finds what it reports in the document as written: the list indices shift.
+    let compacted = without_null_items(&root);
+    let decoded = compacted.as_ref().unwrap_or(&root);
+    let (config, unused) = match de::from_tree::<bu::Config>(decoded, &gate, Flavor::Yaml) {
         Ok(v) => v,
         Err(e) => {
             let pos = e.offset.map(|o| src.locate_chars(o));
             let line = pos.map_or(0, |p| p.line);
             let msg = e.message;
             let located = Diagnostic::error(e.path, pos, msg.clone());
-            return Outcome::failed(
-                format!("yaml: unmarshal errors:\n  line {line}: {msg}"),
-                vec![located],
-            );
+            outcome.diagnostics.push(located);
+            outcome.failure = Some(format!("yaml: unmarshal errors:\n  line {line}: {msg}"));
+            return outcome;
         }
     };
+    // Key errors in mappings the decoding went through (not below unused keys or aliases).
+    let reached: Vec<yaml::KeyError> = key_errors
+        .into_iter()
+        .filter(|e| {
+            let under = |p: &JsonPath| e.path.segs().starts_with(p.segs());
+            !unused.iter().any(|u| under(&u.path)) && !aliases.iter().any(under)
+        })
+        .collect();
+    if !reached.is_empty() {
+        let (failure, located) = key_failure(&src, &reached);
+        outcome.diagnostics.extend(located);
+        outcome.failure = Some(failure);
+        return outcome;
+    }
 
-    let locate = |issues: Vec<Issue>, map: Option<&pathmap::PathMap>| -> Vec<Diagnostic> {
-        issues
+    // Where a path points: the deepest node that exists, but an alias hides what is below.
+    let marker = |path: &JsonPath| -> u32 {
+        match aliases.iter().find(|a| path.segs().starts_with(a.segs())) {
+            Some(a) => root.deepest(a).start,
+            None => root.deepest(path).start,
+        }
+    };
+    // Where findings at output paths point. OpenShift's MachineConfig puts the Ignition
+    // config under `spec.config`, which upstream's fallback keeps (outside `--raw`).
+    let wrapped = spec.family == Family::OpenShift && !opts.raw;
+    let level = spec.fcos_level().unwrap_or(0);
+    let bd = &config.boot_device;
+    let merged = (spec.base >= BaseVersion::V0_2 && !config.storage.filesystems.is_empty())
+        || (level >= 3
+            && (!bd.mirror.devices.is_empty()
+                || !bd.luks.tang.is_empty()
+                || bd.luks.tpm2 == Some(true)
+                || (level >= 6 && bd.luks.cex.enabled == Some(true))))
+        || (level >= 5 && !config.grub.users.is_empty());
+    let locate = |findings: Vec<Finding>, map: &PathMap, cfg: Option<&ig::Config>| {
+        let json = std::cell::OnceCell::new();
+        let output = |cfg: &ig::Config| {
+            serde_json::from_slice::<serde_json::Value>(&legacy::to_json(cfg, spec.ignition, false))
+                .unwrap_or_default()
+        };
+        findings
             .into_iter()
-            .map(|i| {
-                let path = match map {
-                    Some(m) => m.source_of(&i.path),
-                    None => i.path,
+            .map(|f| {
+                let path = match &f {
+                    Finding::Source(i) => i.path.clone(),
+                    Finding::Unmapped(i) => pathmap::snake_path(&i.path),
+                    Finding::Output(i) => {
+                        let known = cfg
+                            .is_none_or(|c| known(json.get_or_init(|| output(c)), &i.path, merged));
+                        if known {
+                            map.source_of(&i.path)
+                        } else if wrapped {
+                            let mut p = jpath(&["spec", "config"]);
+                            for s in pathmap::snake_path(&i.path).segs() {
+                                p.push(s.clone());
+                            }
+                            p
+                        } else {
+                            pathmap::snake_path(&i.path)
+                        }
+                    }
                 };
-                let pos = src.locate_chars(root.deepest(&path).start);
+                let i = f.issue();
+                let pos = src.locate_chars(marker(&path));
                 Diagnostic {
                     severity: i.severity,
                     path: Some(path),
                     pos: Some(pos),
-                    message: i.message,
+                    message: i.message.clone(),
                     fatal: false,
                 }
             })
-            .collect()
+            .collect::<Vec<Diagnostic>>()
     };
+    let any_error = |f: &[Finding]| f.iter().any(|f| f.issue().severity == Severity::Error);
 
-    let mut diagnostics: Vec<Diagnostic> = unused
+    // Reported in the order upstream's walk over the config reaches them; below an alias
+    // upstream sees nothing, and an alias where a mapping belongs gets its own warning.
+    let unused: Vec<de::Unused> = match &compacted {
+        None => unused,
+        Some(_) => unused
+            .into_iter()
+            .filter_map(|u| {
+                as_written(&root, &u.path).map(|path| de::Unused {
+                    path,
+                    offset: u.offset,
+                    what: u.what,
+                })
+            })
+            .collect(),
+    };
+    let mut walk: Vec<(Vec<u64>, Diagnostic)> = unused
         .into_iter()
+        .filter(|u| {
+            !aliases
+                .iter()
+                .any(|a| u.path.segs().starts_with(a.segs()) && u.path != *a)
+        })
         .map(|u| {
             let pos = src.locate_chars(u.offset);
-            u.warning(pos)
+            (order::walk_position(&u.path), u.warning(pos))
         })
         .collect();
+    for a in &aliases {
+        let mapping = matches!(root.deepest(a).value, Value::Object(_));
+        if mapping && order::struct_at(a) {
+            let message = format!(
+                "context tree does not match content tree at {a}. Line and column reporting may be inconsistent. Unused keys may not be reported"
+            );
+            let pos = src.locate_chars(root.deepest(a).start);
+            walk.push((
+                order::walk_position(&a.key("")),
+                Diagnostic::warning(Some(a.clone()), Some(pos), message),
+            ));
+        }
+    }
+    // A null where a struct belongs: upstream's position tracking expected a mapping.
+    for (path, node) in nulls(&root) {
+        if let Some(Seg::Index(i)) = path.segs().last() {
+            // A null list item: upstream's walk pairs the items as written with the list
+            // decoded without them, so it meets the nulls among the first items only.
+            let list = JsonPath::from(path.segs()[..path.segs().len() - 1].to_vec());
+            let kept = match &root.deepest(&list).value {
+                Value::Array(items) => items.iter().filter(|x| !is_null(x)).count(),
+                _ => 0,
+            };
+            if *i >= kept || !order::struct_list_at(&list) {
+                continue;
+            }
+        } else if !order::single_struct_at(&path) {
+            continue;
+        }
+        let hidden = |p: &JsonPath| path.segs().starts_with(p.segs());
+        if !aliases.iter().any(hidden)
+            && !walk.iter().any(|(_, d)| {
+                d.message.starts_with("unused key") && d.path.as_ref().is_some_and(hidden)
+            })
+        {
+            let message = format!(
+                "context tree does not match content tree at {path}. Line and column reporting may be inconsistent. Unused keys may not be reported"
+            );
+            let pos = src.locate_chars(node.start);
+            walk.push((
+                order::walk_position(&path.key("")),
+                Diagnostic::warning(Some(path), Some(pos), message),
+            ));
+        }
+    }
+    walk.sort_by(|a, b| a.0.cmp(&b.0));
+    outcome.diagnostics = walk.into_iter().map(|(_, d)| d).collect();
 
+    // The source's own rules.
+    let mut checker = Checker::new(spec.ignition);
+    check_source(&mut checker, &config, spec);
+    let source_findings: Vec<Finding> = checker.issues.into_iter().map(Finding::Source).collect();
+    let invalid = any_error(&source_findings);
+    outcome
+        .diagnostics
+        .extend(locate(source_findings, &PathMap::default(), None));
+    if invalid {
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
+    }
+
+    // The translation, the variant's sugar and its checks of the result.
     let files = FilesDir {
         dir: opts.files_dir,
     };
-    let t = base::translate(&config, spec.ignition, files);
-    diagnostics.extend(locate(t.issues, None));
-    if t.source_invalid {
-        return Outcome::failed("source config is invalid", diagnostics);
+    let set = base::Settings {
+        files,
+        base: spec.base,
+        out_version: spec.ignition,
+        allow_gzip: !(spec.family == Family::OpenShift && spec.minor <= 9),
+    };
+    let t = base::translate(&config, set);
+    let mut findings: Vec<Finding> = t.issues.into_iter().map(Finding::Source).collect();
+    let mut cfg = t.config;
+    let mut map = t.map;
+    if t.failed {
+        outcome.diagnostics.extend(locate(findings, &map, None));
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
     }
-    let mut filtered = Vec::new();
-    (spec.filter)(&t.config, &mut filtered);
-    let filter_failed = !filtered.is_empty();
-    diagnostics.extend(locate(filtered, Some(&t.map)));
-    if filter_failed {
-        return Outcome::failed("source config is invalid", diagnostics);
+    fragment::resolve(&mut cfg, &mut map, &config, spec, set, &mut findings);
+    let mut machine_config = None;
+    match spec.family {
+        Family::Fcos => fcos::translate(&config, spec, set, &mut cfg, &mut map, &mut findings),
+        Family::OpenShift => {
+            let before = findings.len();
+            fcos::translate(&config, spec, set, &mut cfg, &mut map, &mut findings);
+            if wrapped {
+                // Upstream wraps the config after the fcos sugar reported these, without
+                // moving their paths under `spec.config`: its map does not find them.
+                for f in &mut findings[before..] {
+                    if let Finding::Output(i) = f {
+                        *f = Finding::Unmapped(i.clone());
+                    }
+                }
+            }
+            machine_config = Some(openshift::translate(
+                &config,
+                spec,
+                opts.raw,
+                &mut cfg,
+                &mut map,
+                &mut findings,
+            ));
+        }
+        _ => {}
+    }
+    let invalid = any_error(&findings);
+    outcome
+        .diagnostics
+        .extend(locate(findings, &map, Some(&cfg)));
+    if invalid {
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
+    }
+    if opts.debug {
+        let json = legacy::to_json(&cfg, spec.ignition, false);
+        let wrapper = match (&machine_config, opts.raw) {
+            (Some(mc), false) => Some(Some(mc)),
+            (Some(_), true) => Some(None),
+            (None, _) => None,
+        };
+        outcome.translations = Some(debug::translations(&json, &map, &root, wrapper));
     }
 
-    let issues = validate::validate(&t.config, spec.ignition);
-    let invalid = issues.iter().any(|i| i.severity == Severity::Error);
-    diagnostics.extend(locate(issues, Some(&t.map)));
+    // Fields the variant does not allow.
+    let mut filtered = Vec::new();
+    match spec.family {
+        Family::Flatcar => flatcar::filter(spec, &cfg, &mut filtered),
+        Family::R4e | Family::Fiot => r4e::filter(&cfg, &mut filtered),
+        Family::OpenShift => openshift::filter(spec, opts.raw, &cfg, &mut filtered),
+        Family::Fcos => {}
+    }
+    let filtered: Vec<Finding> = filtered.into_iter().map(Finding::Output).collect();
+    let invalid = any_error(&filtered);
+    outcome
+        .diagnostics
+        .extend(locate(filtered, &map, Some(&cfg)));
     if invalid {
-        return Outcome::failed("config generated was invalid", diagnostics);
+        outcome.failure = Some("source config is invalid".into());
+        return outcome;
     }
-    Outcome {
-        config: Some(t.config),
-        diagnostics,
-        failure: None,
+
+    // The generated config, by the rules of its Ignition version.
+    let issues = validate::validate(&legacy::as_validated(&cfg, spec.ignition), spec.ignition);
+    let mut issues = flatcar::allow_oem(spec, issues, &cfg);
+    // Butane checks for duplicates before everything else.
+    issues.sort_by_key(|i| i.message != validate::DUPLICATE);
+    let invalid = issues.iter().any(|i| i.severity == Severity::Error);
+    outcome.diagnostics.extend(locate(
+        issues.into_iter().map(Finding::Output).collect(),
+        &map,
+        Some(&cfg),
+    ));
+    if invalid {
+        outcome.failure = Some("config generated was invalid".into());
+        return outcome;
     }
+    if let (Some(mc), false) = (machine_config.as_mut(), opts.raw) {
+        mc.spec.config = cfg.clone();
+        outcome.machine_config = machine_config;
+    }
+    outcome.config = Some(cfg);
+    outcome.map = map;
+    outcome
+}
+
+/// The source rules in upstream's order: the variant's rules on the whole config, the
+/// base's fields, then the variant's own sections.
+fn check_source(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
+    match spec.family {
+        Family::Fcos => fcos::check_config(c, cfg, spec),
+        Family::OpenShift => openshift::check_config(c, cfg, spec),
+        _ => {}
+    }
+    base::validate::check(c, cfg, spec.base);
+    if spec.fcos_level().is_some() {
+        fcos::check_sections(c, cfg, spec);
+    }
+    if spec.family == Family::OpenShift {
+        openshift::check_sections(c, cfg);
+    }
+}
+
+/// A JSON path from its keys.
+pub(crate) fn jpath(parts: &[&str]) -> JsonPath {
+    parts.iter().fold(JsonPath::root(), |p, k| p.key(k))
 }

@@ -3,20 +3,24 @@
 //! a target type (see [`resolve`]), anchors and aliases expand, `<<` merge keys merge (and are
 //! reported, since the upstream spec does not define them).
 //!
-//! Parsing is done by `saphyr-parser` (YAML 1.2, maintained); this module builds the tree
-//! from its events and adds the limits that keep hostile input bounded.
+//! The text is read as go-yaml reads it ([`scanner`] and [`parser`] follow its behaviour:
+//! what it accepts, scalar values, errors and the lines it names); this module builds the
+//! tree from the events and adds the limits that keep hostile input bounded.
 
+mod parser;
 pub mod resolve;
+mod scanner;
 
-use crate::tree::{Entry, Node, Value};
-use saphyr_parser::{Event, Parser, ScalarStyle, Span};
+use crate::tree::{Entry, JsonPath, Node, Value};
+use parser::{Event, EventKind, Parser};
+use scanner::{Mark, Style};
 use std::collections::HashMap;
 
 /// Aliases may not expand the document beyond this many nodes (a "billion laughs" document
 /// would otherwise take the machine's memory).
 pub const MAX_NODES: usize = 1_000_000;
 /// Collections nested deeper than this are refused.
-pub const MAX_DEPTH: usize = 500;
+pub const MAX_DEPTH: usize = 10_000;
 
 /// A document that is not well-formed YAML.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,11 +29,25 @@ pub struct SyntaxError {
     pub line: u32,
     pub col: u32,
     pub message: String,
-    /// The line go-yaml would name: for errors inside a collection, the 0-based line of the
-    /// collection's start (a go-yaml quirk that scripts may match on).
+    /// The line go-yaml names (0: none): the line where the enclosing production began if
+    /// that is not the first, else the problem's; counted from 0 for parser errors and from
+    /// 1 for scanner errors (a go-yaml quirk that scripts may match on).
     pub upstream_line: u32,
-    /// A repeated mapping key, which go-yaml reports as a decoding error, not a syntax one.
-    pub duplicate_key: bool,
+}
+
+/// A mapping key go-yaml refuses only when it decodes the mapping (a repeated key, or one
+/// that is not a scalar), which it does not do for mappings under keys the target type
+/// lacks: the reader decides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyError {
+    /// The mapping holding the key.
+    pub path: JsonPath,
+    /// Byte offset of the key, and its 1-based line.
+    pub offset: u32,
+    pub line: u32,
+    /// go-yaml's words: `mapping key "a" already defined at line 3`, `cannot unmarshal
+    /// !!seq into string`.
+    pub message: String,
 }
 
 /// A successfully read document.
@@ -38,47 +56,52 @@ pub struct Document {
     pub root: Node,
     /// Byte offsets of `<<` merge keys that were applied.
     pub merge_keys: Vec<u32>,
+    /// Byte offsets of aliases (`*name`): the nodes there are copies of their anchors.
+    pub aliases: Vec<u32>,
+    /// Keys refused when their mapping is decoded, in go-yaml's order (a mapping's repeated
+    /// keys, then what is inside it). Only the first of repeated keys is in the tree; a
+    /// key that is not a scalar is left out with its value.
+    pub key_errors: Vec<KeyError>,
 }
 
 /// Reads the first YAML document of `text`.
 pub fn parse(text: &str) -> Result<Document, SyntaxError> {
-    let offsets = CharOffsets::new(text);
     let mut b = Builder {
-        offsets: &offsets,
+        text,
         stack: Vec::new(),
         anchors: HashMap::new(),
         nodes: 0,
         root: None,
         merge_keys: Vec::new(),
+        aliases: Vec::new(),
+        key_errors: Vec::new(),
     };
-    let mut parser = Parser::new_from_str(text);
-    while let Some(next) = parser.next_event() {
-        match next {
-            Ok((ev, span)) => {
-                if b.event(ev, span)? {
+    let mut parser = Parser::new(text);
+    loop {
+        match parser.next() {
+            Ok(Some(ev)) => {
+                if b.event(ev)? {
                     break;
                 }
             }
+            Ok(None) => break,
             Err(e) => {
-                let m = e.marker();
-                // go-yaml names the 0-based line of the enclosing collection for errors found
-                // while parsing one, and the (1-based) line of the problem otherwise.
-                let upstream_line = match b.stack.last() {
-                    Some(open) if e.info().starts_with("while parsing") => {
-                        offsets.line_of(open.node.start).saturating_sub(1)
-                    }
-                    _ => m.line() as u32,
-                };
+                let mut at = e.problem_mark;
+                if e.reader {
+                    // Placed at the character go-yaml's reader refused.
+                    at = mark_of(text, text.find(scanner::control).unwrap_or(0));
+                }
                 return Err(SyntaxError {
-                    line: m.line() as u32,
-                    col: m.col() as u32 + 1,
-                    message: e.info().to_string(),
-                    upstream_line,
-                    duplicate_key: false,
+                    line: at.line as u32 + 1,
+                    col: at.column as u32 + 1,
+                    message: e.problem.clone(),
+                    upstream_line: e.line() as u32,
                 });
             }
         }
     }
+    // go-yaml checks a mapping's keys before decoding what is inside it.
+    b.key_errors.sort_by_key(|(order, _)| *order);
     let root = b.root.unwrap_or(Node {
         value: Value::Null,
         start: 0,
@@ -87,69 +110,97 @@ pub fn parse(text: &str) -> Result<Document, SyntaxError> {
     Ok(Document {
         root,
         merge_keys: b.merge_keys,
+        aliases: b.aliases,
+        key_errors: b.key_errors.into_iter().map(|(_, e)| e).collect(),
     })
 }
 
-/// Character index (what the parser reports) to byte offset (what the tree stores).
-struct CharOffsets<'a> {
-    text: &'a str,
-    /// Byte offset of every character; empty for ASCII text, where they are the same.
-    table: Vec<u32>,
+/// go-yaml's words for the malformed UTF-8 sequence starting at byte `at` of `bytes` (its
+/// reader's checks, in its order: the leading byte, a sequence cut short, a trailing byte, an
+/// overlong form, a code point outside Unicode).
+pub fn utf8_problem(bytes: &[u8], at: usize) -> &'static str {
+    let rest = &bytes[at.min(bytes.len())..];
+    let Some(&lead) = rest.first() else {
+        return "incomplete UTF-8 octet sequence";
+    };
+    let (width, mut value) = match lead {
+        b if b & 0x80 == 0 => (1, u32::from(b)),
+        b if b & 0xE0 == 0xC0 => (2, u32::from(b & 0x1F)),
+        b if b & 0xF0 == 0xE0 => (3, u32::from(b & 0x0F)),
+        b if b & 0xF8 == 0xF0 => (4, u32::from(b & 0x07)),
+        _ => return "invalid leading UTF-8 octet",
+    };
+    if rest.len() < width {
+        return "incomplete UTF-8 octet sequence";
+    }
+    for &b in &rest[1..width] {
+        if b & 0xC0 != 0x80 {
+            return "invalid trailing UTF-8 octet";
+        }
+        value = (value << 6) | u32::from(b & 0x3F);
+    }
+    let shortest = match width {
+        1 => true,
+        2 => value >= 0x80,
+        3 => value >= 0x800,
+        _ => value >= 0x10000,
+    };
+    if !shortest {
+        return "invalid length of a UTF-8 sequence";
+    }
+    if (0xD800..=0xDFFF).contains(&value) || value > 0x10FFFF {
+        return "invalid Unicode character";
+    }
+    "invalid leading UTF-8 octet"
 }
 
-impl<'a> CharOffsets<'a> {
-    fn new(text: &'a str) -> Self {
-        let table = if text.is_ascii() {
-            Vec::new()
-        } else {
-            let mut t: Vec<u32> = text.char_indices().map(|(i, _)| i as u32).collect();
-            t.push(text.len() as u32);
-            t
-        };
-        CharOffsets { text, table }
-    }
-
-    fn byte(&self, char_index: usize) -> u32 {
-        if self.table.is_empty() {
-            char_index.min(self.text.len()) as u32
-        } else {
-            self.table[char_index.min(self.table.len() - 1)]
-        }
-    }
-
-    /// 1-based column, in characters, of byte offset `byte`.
-    fn col_of(&self, byte: u32) -> u32 {
-        let before = &self.text[..byte as usize];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        before[line_start..].chars().count() as u32 + 1
-    }
-
-    fn line_of(&self, byte: u32) -> u32 {
-        self.text.as_bytes()[..byte as usize]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u32
-            + 1
+/// The mark of byte offset `pos` (lines counted at `\n`).
+fn mark_of(text: &str, pos: usize) -> Mark {
+    let before = &text[..pos];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    Mark {
+        pos,
+        index: before.chars().count(),
+        line: before.matches('\n').count(),
+        column: before[line_start..].chars().count(),
     }
 }
 
 /// A collection being built.
 struct Open {
     node: Node,
-    anchor: usize,
-    /// For mappings: a key waiting for its value.
-    key: Option<(String, u32)>,
+    anchor: Option<String>,
+    /// For mappings: a key waiting for its value (`None` as its name: a key that is not a
+    /// scalar, whose value is dropped).
+    key: Option<(Option<String>, Mark)>,
+    /// Where it starts.
+    mark: Mark,
+    /// For mappings: the number of its key errors that are repeated keys.
+    repeats: usize,
     /// For mappings: keys that came from a `<<` merge, which explicit keys override.
     merged: Vec<String>,
 }
 
 struct Builder<'a> {
-    offsets: &'a CharOffsets<'a>,
+    text: &'a str,
     stack: Vec<Open>,
-    anchors: HashMap<usize, Node>,
+    anchors: HashMap<String, Node>,
     nodes: usize,
     root: Option<Node>,
     merge_keys: Vec<u32>,
+    aliases: Vec<u32>,
+    /// With the place of each in go-yaml's order: a mapping's repeated keys come first
+    /// (placed at its start), then the errors inside it in document order.
+    key_errors: Vec<((usize, usize, usize), KeyError)>,
+}
+
+/// The 1-based line of byte offset `pos`.
+fn line_of(text: &str, pos: u32) -> u32 {
+    text.as_bytes()[..pos as usize]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
+        + 1
 }
 
 fn count(n: &Node) -> usize {
@@ -160,22 +211,21 @@ fn count(n: &Node) -> usize {
     }
 }
 
-impl Builder<'_> {
-    fn err(&self, span: &Span, message: impl Into<String>) -> SyntaxError {
-        SyntaxError {
-            line: span.start.line() as u32,
-            col: span.start.col() as u32 + 1,
-            message: message.into(),
-            upstream_line: span.start.line() as u32,
-            duplicate_key: false,
-        }
+fn err(at: Mark, message: impl Into<String>) -> SyntaxError {
+    SyntaxError {
+        line: at.line as u32 + 1,
+        col: at.column as u32 + 1,
+        message: message.into(),
+        upstream_line: at.line as u32 + 1,
     }
+}
 
-    fn grow(&mut self, n: usize, span: &Span) -> Result<(), SyntaxError> {
+impl Builder<'_> {
+    fn grow(&mut self, n: usize, at: Mark) -> Result<(), SyntaxError> {
         self.nodes += n;
         if self.nodes > MAX_NODES {
-            return Err(self.err(
-                span,
+            return Err(err(
+                at,
                 format!("document too large: more than {MAX_NODES} nodes after expanding aliases"),
             ));
         }
@@ -183,81 +233,169 @@ impl Builder<'_> {
     }
 
     /// Handles one event; returns true once the first document is complete.
-    fn event(&mut self, ev: Event<'_>, span: Span) -> Result<bool, SyntaxError> {
-        let start = self.offsets.byte(span.start.index());
-        let end = self.offsets.byte(span.end.index());
-        match ev {
-            Event::DocumentEnd => return Ok(true),
-            Event::StreamEnd => return Ok(true),
-            Event::Scalar(text, style, anchor, tag) => {
-                self.grow(1, &span)?;
-                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
-                let value = scalar_value(text.into_owned(), style, tag.as_deref());
+    fn event(&mut self, ev: Event) -> Result<bool, SyntaxError> {
+        let start = ev.start.pos as u32;
+        let end = ev.end.pos as u32;
+        let sequence = matches!(ev.kind, EventKind::SequenceStart { .. });
+        match ev.kind {
+            EventKind::DocumentEnd | EventKind::StreamEnd => return Ok(true),
+            EventKind::StreamStart | EventKind::DocumentStart => {}
+            EventKind::Scalar {
+                value,
+                style,
+                anchor,
+                tag,
+            } => {
+                self.grow(1, ev.start)?;
+                let value = scalar_value(value, style, tag.as_deref());
                 let node = Node { value, start, end };
-                self.complete(node, anchor, &span)?;
+                self.complete(node, anchor, ev.start);
             }
-            Event::Alias(id) => {
-                let Some(n) = self.anchors.get(&id) else {
-                    return Err(self.err(&span, "unknown anchor"));
+            EventKind::Alias(name) => {
+                let Some(n) = self.anchors.get(&name) else {
+                    if self
+                        .stack
+                        .iter()
+                        .any(|o| o.anchor.as_deref() == Some(&name))
+                    {
+                        // go-yaml knows the anchor (its node is being read) and refuses the
+                        // loop only if it decodes it; the alias stands for nothing here.
+                        self.aliases.push(start);
+                        let node = Node {
+                            value: Value::Null,
+                            start,
+                            end,
+                        };
+                        self.complete(node, None, ev.start);
+                        return Ok(false);
+                    }
+                    // Reported by name, without a line.
+                    let mut e = err(ev.start, format!("unknown anchor '{name}' referenced"));
+                    e.upstream_line = 0;
+                    return Err(e);
                 };
                 let size = count(n);
                 let mut node = n.clone();
-                self.grow(size, &span)?;
+                self.grow(size, ev.start)?;
                 // The alias stands where it is written.
                 node.start = start;
                 node.end = end;
-                self.complete(node, 0, &span)?;
+                self.aliases.push(start);
+                self.complete(node, None, ev.start);
             }
-            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+            EventKind::SequenceStart { anchor, .. } | EventKind::MappingStart { anchor, .. } => {
                 if self.stack.len() >= MAX_DEPTH {
-                    return Err(self.err(&span, format!("nesting deeper than {MAX_DEPTH} levels")));
+                    return Err(err(
+                        ev.start,
+                        format!("nesting deeper than {MAX_DEPTH} levels"),
+                    ));
                 }
-                self.grow(1, &span)?;
-                let value = if matches!(ev, Event::SequenceStart(..)) {
+                self.grow(1, ev.start)?;
+                let value = if sequence {
                     Value::Array(Vec::new())
                 } else {
                     Value::Object(Vec::new())
                 };
+                if let Some(a) = &anchor {
+                    // A new node under this name: aliases from here on mean it.
+                    self.anchors.remove(a);
+                }
                 self.stack.push(Open {
                     node: Node { value, start, end },
                     anchor,
                     key: None,
                     merged: Vec::new(),
+                    repeats: 0,
+                    mark: ev.start,
                 });
             }
-            Event::SequenceEnd | Event::MappingEnd => {
+            EventKind::SequenceEnd | EventKind::MappingEnd => {
                 let mut open = self.stack.pop().expect("the parser balances collections");
                 open.node.end = end.max(open.node.start);
-                self.complete(open.node, open.anchor, &span)?;
+                self.complete(open.node, open.anchor, open.mark);
             }
-            _ => {}
         }
         Ok(false)
     }
 
-    /// Places a finished node into its parent (or as the document root).
-    fn complete(&mut self, node: Node, anchor: usize, span: &Span) -> Result<(), SyntaxError> {
-        if anchor != 0 {
-            self.anchors.insert(anchor, node.clone());
+    /// The path of the innermost open collection.
+    fn path(&self) -> JsonPath {
+        let mut path = JsonPath::root();
+        for pair in self.stack.windows(2) {
+            path = match &pair[0].node.value {
+                Value::Array(items) => path.index(items.len()),
+                _ => match &pair[0].key {
+                    Some((Some(k), _)) => path.key(k),
+                    _ => path.key(""),
+                },
+            };
         }
+        path
+    }
+
+    /// Drops the key errors inside `start..end`.
+    fn forget(&mut self, start: u32, end: u32) {
+        self.key_errors
+            .retain(|(_, e)| e.offset < start || e.offset >= end.max(start + 1));
+    }
+
+    fn key_error(&mut self, at: Mark, message: String, repeat: bool) {
+        let path = self.path();
+        let parent = self.stack.last_mut().expect("a mapping is open");
+        let order = if repeat {
+            parent.repeats += 1;
+            (parent.node.start as usize, 0, parent.repeats)
+        } else {
+            (at.pos, 1, 0)
+        };
+        self.key_errors.push((
+            order,
+            KeyError {
+                path,
+                offset: at.pos as u32,
+                line: at.line as u32 + 1,
+                message,
+            },
+        ));
+    }
+
+    /// Places a finished node into its parent (or as the document root).
+    fn complete(&mut self, node: Node, anchor: Option<String>, mark: Mark) {
+        if let Some(a) = anchor {
+            self.anchors.insert(a, node.clone());
+        }
+        let text = self.text;
         let Some(parent) = self.stack.last_mut() else {
             if self.root.is_none() {
                 self.root = Some(node);
             }
-            return Ok(());
+            return;
         };
         match &mut parent.node.value {
             Value::Array(items) => items.push(node),
             Value::Object(entries) => match parent.key.take() {
                 None => {
-                    let key = match node.value {
-                        Value::String(s) | Value::Plain(s) => s,
-                        Value::Null => String::new(),
-                        _ => return Err(self.err(span, "mapping keys must be scalars")),
+                    let kind = match node.value {
+                        Value::String(s) | Value::Plain(s) => Ok(s),
+                        Value::Array(_) => Err("!!seq"),
+                        Value::Object(_) => Err("!!map"),
+                        _ => Ok(String::new()),
                     };
-                    parent.key = Some((key, node.start));
+                    match kind {
+                        Ok(key) => parent.key = Some((Some(key), mark)),
+                        Err(kind) => {
+                            parent.key = Some((None, mark));
+                            // What is inside the key is never decoded.
+                            self.forget(node.start, node.end);
+                            let message = format!("cannot unmarshal {kind} into string");
+                            self.key_error(mark, message, false);
+                        }
+                    }
                 }
-                Some((key, key_start)) => {
+                // The value of a key that could not be decoded is not decoded either.
+                Some((None, _)) => self.forget(node.start, node.end),
+                Some((Some(key), key_mark)) => {
+                    let key_start = key_mark.pos as u32;
                     if key == "<<" {
                         // Merged, and kept so that the key is reported: it is not part of
                         // the Butane spec.
@@ -277,15 +415,9 @@ impl Builder<'_> {
                             value: node,
                         });
                     } else if let Some(prev) = entries.iter().find(|e| e.key == key) {
-                        let line = self.offsets.line_of(prev.key_start);
-                        let here = self.offsets.line_of(key_start);
-                        return Err(SyntaxError {
-                            line: here,
-                            col: self.offsets.col_of(key_start),
-                            message: format!("mapping key {key:?} already defined at line {line}"),
-                            upstream_line: here,
-                            duplicate_key: true,
-                        });
+                        let line = line_of(text, prev.key_start);
+                        let message = format!("mapping key {key:?} already defined at line {line}");
+                        self.key_error(key_mark, message, true);
                     } else {
                         entries.push(Entry {
                             key,
@@ -297,7 +429,6 @@ impl Builder<'_> {
             },
             _ => unreachable!("only collections are open"),
         }
-        Ok(())
     }
 }
 
@@ -348,10 +479,19 @@ pub fn to_json(node: &Node) -> serde_json::Value {
     }
 }
 
-fn scalar_value(text: String, style: ScalarStyle, tag: Option<&str>) -> Value {
+fn scalar_value(text: String, style: Style, tag: Option<&str>) -> Value {
     match tag {
         Some("tag:yaml.org,2002:str" | "!!str") => return Value::String(text),
         Some("tag:yaml.org,2002:null" | "!!null") => return Value::Null,
+        // go-yaml decodes binary data given to a string (line breaks in the data ignored).
+        Some("tag:yaml.org,2002:binary" | "!!binary") => {
+            use base64::Engine;
+            let compact: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+            if let Ok(data) = base64::engine::general_purpose::STANDARD.decode(compact) {
+                return Value::String(String::from_utf8_lossy(&data).into_owned());
+            }
+            return Value::String(text);
+        }
         Some(
             "tag:yaml.org,2002:int"
             | "!!int"
@@ -363,7 +503,7 @@ fn scalar_value(text: String, style: ScalarStyle, tag: Option<&str>) -> Value {
         _ => {}
     }
     match style {
-        ScalarStyle::Plain => Value::Plain(text),
+        Style::Plain => Value::Plain(text),
         _ => Value::String(text),
     }
 }
@@ -420,9 +560,148 @@ mod tests {
             ));
         }
         assert!(parse(&bomb).unwrap_err().message.contains("too large"));
-        let e = parse("a: 1\nb: 2\na: 3\n").unwrap_err();
-        assert_eq!(e.line, 3);
-        assert!(e.message.contains("already defined at line 1"));
+    }
+
+    #[test]
+    fn refused_keys_are_left_to_the_reader() {
+        // Repeated keys first (for each mapping), then keys that are not scalars.
+        let d = parse("a: 1\nb: {x: 1, x: 2}\n? [k]\n: v\na: 3\n").unwrap();
+        let found: Vec<(String, u32, &str)> = d
+            .key_errors
+            .iter()
+            .map(|e| (e.path.to_string(), e.line, e.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                ("$".into(), 5, "mapping key \"a\" already defined at line 1"),
+                (
+                    "$.b".into(),
+                    2,
+                    "mapping key \"x\" already defined at line 2"
+                ),
+                ("$".into(), 3, "cannot unmarshal !!seq into string"),
+            ]
+        );
+        // The first of repeated keys stays; a refused key is left out with its value.
+        assert_eq!(
+            d.root.get("a").unwrap().value.value,
+            Value::Plain("1".into())
+        );
+        assert!(matches!(&d.root.value, Value::Object(e) if e.len() == 2));
+    }
+
+    fn value(text: &str) -> Value {
+        root(text).get("a").unwrap().value.value.clone()
+    }
+
+    fn error(text: &str) -> (u32, String) {
+        let e = parse(text).unwrap_err();
+        (e.upstream_line, e.message)
+    }
+
+    #[test]
+    fn block_scalars_read_like_go_yaml() {
+        let s = |t: &str| Value::String(t.into());
+        // No line break at the end of input: none in the value.
+        assert_eq!(value("a: |\n  line"), s("line"));
+        assert_eq!(value("a: |+\n  line"), s("line"));
+        assert_eq!(value("a: |\n  line\n"), s("line\n"));
+        // Trailing blanks at the end count as (kept) breaks only with keep.
+        assert_eq!(value("a: >\n\n  folded\n  "), s("\nfolded\n"));
+        assert_eq!(value("a: |+\n  x\n\n  "), s("x\n\n"));
+        assert_eq!(value("a: |-\n  x\n\n"), s("x"));
+        // Folding joins lines, keeps more-indented ones and blank-separated ones apart.
+        assert_eq!(
+            value("a: >\n  a\n  b\n\n  c\n   d\n  e\n"),
+            s("a b\nc\n d\ne\n")
+        );
+        // An explicit indentation keeps the extra spaces; it counts from the collection's.
+        assert_eq!(value("a: |2\n    text"), s("  text"));
+        assert_eq!(root("- |1\n  x\n").index(0).unwrap().value, s(" x\n"));
+        // CR LF becomes LF; a comment may follow the header.
+        assert_eq!(value("a: |\r\n  x\r\n  y\r\n"), s("x\ny\n"));
+        assert_eq!(value("a: |- # c\n  x\n"), s("x"));
+        // Refusals, with go-yaml's line: the indicator's if not the first, else the
+        // problem's, counted from 1 (none when both are on the first line).
+        let tab = "found a tab character where an indentation space is expected";
+        assert_eq!(error("a: |\n\tx\n"), (2, tab.into()));
+        assert_eq!(
+            error("a: |x\n"),
+            (0, "did not find expected comment or line break".into())
+        );
+        assert_eq!(
+            error("a: |0\n"),
+            (0, "found an indentation indicator equal to 0".into())
+        );
+    }
+
+    #[test]
+    fn scalars_and_errors_as_go_yaml_has_them() {
+        let s = |t: &str| Value::String(t.into());
+        // Quoted scalars: escapes, folding, no indentation rule for continuation lines.
+        assert_eq!(value("a: \"\\t\\x41\\u00e9\""), s("\tA\u{e9}"));
+        assert_eq!(value("a: \"x\n\n   y\"\n"), s("x\ny"));
+        assert_eq!(value("a: 'it''s'"), s("it's"));
+        assert_eq!(value("a: !!binary aGVsbG8="), s("hello"));
+        assert_eq!(value("a: !!str 12"), s("12"));
+        // A run of comment lines may hold tabs where indentation would be.
+        assert_eq!(value("a: 1\n# c\n\t# d\n"), Value::Plain("1".into()));
+        // Errors name the line where the enclosing collection began if not the first, else
+        // the problem's: counted from 0 for parser errors, from 1 for scanner errors, none
+        // for the first line.
+        assert_eq!(
+            error("a:\n  b: 1\n c: 2\n"),
+            (2, "did not find expected key".into())
+        );
+        assert_eq!(
+            error("a: [1, 2\nb: 3\n"),
+            (1, "did not find expected ',' or ']'".into())
+        );
+        assert_eq!(
+            error("a: b: c\n"),
+            (0, "mapping values are not allowed in this context".into())
+        );
+        assert_eq!(
+            error("a: *x\n"),
+            (0, "unknown anchor 'x' referenced".into())
+        );
+        assert_eq!(
+            error("%YAML 1.2\n---\na: 1\n"),
+            (0, "found incompatible YAML document".into())
+        );
+        assert_eq!(
+            error("a: !e!x 1\n"),
+            (0, "found undefined tag handle".into())
+        );
+        assert_eq!(
+            error("a: \u{1}\n"),
+            (0, "control characters are not allowed".into())
+        );
+        // Nothing after the first document is read beyond the token that ends it.
+        assert!(parse("a: 1\n---\n[broken\n").is_ok());
+    }
+
+    #[test]
+    fn utf8_problems_in_go_yaml_words() {
+        let at = |b: &[u8]| utf8_problem(b, 0);
+        assert_eq!(at(b"\xff"), "invalid leading UTF-8 octet");
+        assert_eq!(at(b"\xc3"), "incomplete UTF-8 octet sequence");
+        assert_eq!(at(b"\xc3\x28"), "invalid trailing UTF-8 octet");
+        assert_eq!(at(b"\xc0\x80"), "invalid length of a UTF-8 sequence");
+        assert_eq!(at(b"\xed\xa0\x80"), "invalid Unicode character");
+        assert_eq!(at(b"\xf4\x90\x80\x80"), "invalid Unicode character");
+    }
+
+    #[test]
+    fn byte_order_marks_as_go_yaml_sees_them() {
+        // Dropped at the start; elsewhere part of the text.
+        assert!(root("\u{feff}a: 1\n").get("a").is_some());
+        assert!(root("a: 1\n\u{feff}b: 2\n").get("\u{feff}b").is_some());
+        // go-yaml looks for one at the start of its buffer: after two, it skips the first
+        // character of each line.
+        let n = root("\u{feff}\u{feff}a: 1\nxb: 2\n");
+        assert!(n.get("a").is_some() && n.get("b").is_some());
     }
 
     #[test]

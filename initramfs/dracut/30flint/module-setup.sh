@@ -26,6 +26,9 @@ installkernel() {
     # The config may come from QEMU fw_cfg (--config-source auto reads
     # /sys/firmware/qemu_fw_cfg); built in on some kernels, a module on others.
     hostonly='' instmods qemu_fw_cfg
+    # The ESP (vfat) holds the first-boot flag; the OEM partition is btrfs on current
+    # Flatcar images, ext4 on older ones.
+    hostonly='' instmods vfat nls_cp437 nls_ascii nls_iso8859_1 nls_utf8 btrfs ext4
     return 0
 }
 
@@ -46,13 +49,22 @@ install() {
     # What the helper scripts use.
     [[ -e $initdir/bin/sh ]] || inst_multiple sh
     inst_multiple cat date ln mkdir mv rm
+    # What flint-firstboot uses.
+    inst_multiple bash cp grep mount umount sync tail tr
+    inst_multiple -o udevadm journalctl dmesg
 
     local u
-    for u in flint-fetch.service flint-kargs.service flint-disks.service \
+    for u in flint-setup.service flint-fetch-offline.service flint-network.service \
+        flint-quench.service flint-fetch.service flint-kargs.service flint-disks.service \
         flint-mount.service flint-files.service flint-umount.service \
         flint-rmcfg.service flint-complete.target; do
         inst_simple "$moddir/$u" "$systemdsystemunitdir/$u"
     done
     inst_script "$moddir/flint-generator" "$systemdutildir/system-generators/flint-generator"
     inst_script "$moddir/flint-stamp" /usr/lib/flint/flint-stamp
+    inst_script "$moddir/flint-firstboot" /usr/lib/flint/flint-firstboot
+    # The failure banner: before dracut's emergency shell (with Flatcar's reboot prompt),
+    # and before the emergency action when there is no shell (rd.shell=0).
+    inst_hook emergency 50 "$moddir/flint-emergency.sh"
+    inst_hook shutdown-emergency 50 "$moddir/flint-banner.sh"
 }

@@ -2,41 +2,45 @@
 
 use super::{Checker, resource};
 use crate::ignition::types::Ignition;
+use crate::ignition::version::Version;
 use crate::tree::JsonPath;
 
 pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
-    // 3.0.0's config and CA references are checked at their source only: an empty one is
-    // fine for a config, an invalid URL for a CA; nothing is reported at the entry.
-    let v3_0 = c.version == crate::ignition::Version::V3_0;
     let merge = path.key("config").key("merge");
+    // Spec 3.0 checked a merged config's URL only when given, and a certificate
+    // authority's (a plain string then) always, at the source.
+    let v3_0 = c.version == Version::V3_0;
     for (i, r) in ig.config.merge.iter().enumerate() {
         if v3_0 {
-            resource::check_reference_3_0(c, r, &merge.index(i));
+            resource::check_resource(c, r, &merge.index(i), false);
         } else {
             resource::check_required(c, r, &merge.index(i));
         }
     }
     resource::unique_sources(c, &ig.config.merge, &merge);
-    let replace = path.key("config").key("replace");
-    if v3_0 {
-        resource::check_reference_3_0(c, &ig.config.replace, &replace);
-    } else {
-        resource::check(c, &ig.config.replace, &replace);
-    }
+    resource::check_resource(
+        c,
+        &ig.config.replace,
+        &path.key("config").key("replace"),
+        !v3_0,
+    );
 
     let cas = path
         .key("security")
         .key("tls")
         .key("certificateAuthorities");
     for (i, r) in ig.security.tls.certificate_authorities.iter().enumerate() {
-        if !v3_0 {
+        if v3_0 {
+            let source = r.source.as_deref().unwrap_or("");
+            if source.is_empty()
+                && let Err(e) = resource::check_url(source, c.version)
+            {
+                c.error(cas.index(i).key("source"), e);
+            }
+            resource::check_resource(c, r, &cas.index(i), false);
+        } else {
             resource::check_required(c, r, &cas.index(i));
-            continue;
         }
-        if r.source.as_deref().is_none_or(str::is_empty) {
-            c.error(cas.index(i).key("source"), "invalid url scheme");
-        }
-        resource::check_reference_3_0(c, r, &cas.index(i));
     }
     resource::unique_sources(c, &ig.security.tls.certificate_authorities, &cas);
 

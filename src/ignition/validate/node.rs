@@ -40,6 +40,12 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         storage.key("directories"),
         storage.key("links"),
     );
+    // Upstream walks a config's fields in order: directories come before files.
+    for (i, d) in s.directories.iter().enumerate() {
+        let p = dirs.index(i);
+        check_node(c, &d.node(), &p);
+        check_mode(c, d.mode, &p);
+    }
     for (i, f) in s.files.iter().enumerate() {
         let p = files.index(i);
         check_node(c, &f.node(), &p);
@@ -54,11 +60,6 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         for (j, a) in f.append.iter().enumerate() {
             resource::check(c, a, &p.key("append").index(j));
         }
-    }
-    for (i, d) in s.directories.iter().enumerate() {
-        let p = dirs.index(i);
-        check_node(c, &d.node(), &p);
-        check_mode(c, d.mode, &p);
     }
     let dir_paths: HashSet<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
     for (i, l) in s.links.iter().enumerate() {

@@ -93,12 +93,19 @@ fn check_host(host: &str) -> Result<(), &'static str> {
         }
         after.strip_prefix(':')
     } else {
-        if host.bytes().any(|b| {
-            matches!(
-                b,
-                b' ' | b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'[' | b']'
-            )
-        }) {
+        // Go lets sub-delimiters, `]`, `<`, `>` and `"` stand in a host name, and escapes
+        // only for bytes beyond ASCII.
+        if host
+            .bytes()
+            .any(|b| matches!(b, b' ' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'['))
+        {
+            return Err(BAD);
+        }
+        let ascii_escape = host
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[1] < b'8' && w != b"%25");
+        if ascii_escape {
             return Err(BAD);
         }
         host.rsplit_once(':').map(|(_, p)| p)
@@ -236,6 +243,12 @@ fn has_source(r: &Resource) -> bool {
 
 /// The checks every resource gets, wherever it stands.
 pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
+    check_resource(c, r, path, true);
+}
+
+/// The resource checks; spec 3.0's config and CA references did not require a source for a
+/// hash (`hash_needs_source` false).
+pub fn check_resource(c: &mut Checker, r: &Resource, path: &JsonPath, hash_needs_source: bool) {
     if let Some(comp) = &r.compression
         && !matches!(comp.as_str(), "" | "gzip")
     {
@@ -251,7 +264,7 @@ pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
     }
     if let Some(hash) = &r.verification.hash {
         let at = path.key("verification").key("hash");
-        if r.source.is_none() {
+        if r.source.is_none() && hash_needs_source {
             c.error(
                 at.clone(),
                 "source must be specified if verification is specified",
@@ -260,24 +273,6 @@ pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
         if let Some(e) = check_hash(hash, c.version) {
             c.error(at, e);
         }
-    }
-}
-
-/// A 3.0.0 config or CA reference: not a resource yet, only its URL and its hash are
-/// checked (a hash without a source is fine there).
-pub fn check_reference_3_0(c: &mut Checker, r: &Resource, path: &JsonPath) {
-    if let Some(src) = r.source.as_deref().filter(|s| !s.is_empty())
-        && let Err(e) = c.check_url(src)
-    {
-        c.error(path.key("source"), e);
-    }
-    if let Some(e) = r
-        .verification
-        .hash
-        .as_deref()
-        .and_then(|h| check_hash(h, c.version))
-    {
-        c.error(path.key("verification").key("hash"), e);
     }
 }
 

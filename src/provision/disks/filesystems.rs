@@ -48,9 +48,13 @@ pub fn decide(fs: &Filesystem, found: Option<&Found>) -> Decision {
     if wipe {
         return Decision::WipeAndCreate(describe(f));
     }
-    let why = if format == "none" {
+    // An existing filesystem labelled OEM is kept whatever its type (Flatcar's patch 0008:
+    // the OEM partition's format changed between releases, and configs naming the old one
+    // must not fail).
+    let oem = f.label == crate::fetch::oem::LABEL;
+    let why = if format == "none" && !oem {
         Some("the config wants no filesystem".to_string())
-    } else if f.kind != probe::blkid_type(format) {
+    } else if f.kind != probe::blkid_type(format) && !oem {
         Some(format!("the config wants {format}"))
     } else if let Some(l) = fs.label.as_ref().filter(|l| **l != f.label) {
         Some(format!("the config wants the label {l:?}"))
@@ -243,6 +247,40 @@ mod tests {
         assert!(matches!(
             decide(&fs("swap", None, None, false), Some(&found("swap", "", ""))),
             Decision::Keep
+        ));
+    }
+
+    #[test]
+    fn an_oem_filesystem_of_another_type_is_kept() {
+        let oem = found("btrfs", "OEM", "1111");
+        for f in [
+            fs("ext4", None, None, false),
+            fs("ext4", Some("OEM"), None, false),
+            fs("vfat", Some("OEM"), None, false),
+            fs("none", None, None, false),
+        ] {
+            assert_eq!(decide(&f, Some(&oem)), Decision::Keep, "{f:?}");
+        }
+        // The label and UUID the config gives still count, and a wipe still wipes.
+        assert!(matches!(
+            decide(&fs("ext4", Some("oem"), None, false), Some(&oem)),
+            Decision::Fail(_)
+        ));
+        assert!(matches!(
+            decide(&fs("ext4", None, Some("2222"), false), Some(&oem)),
+            Decision::Fail(_)
+        ));
+        assert!(matches!(
+            decide(&fs("ext4", Some("OEM"), None, true), Some(&oem)),
+            Decision::WipeAndCreate(_)
+        ));
+        // Another label of another type still fails.
+        assert!(matches!(
+            decide(
+                &fs("ext4", None, None, false),
+                Some(&found("btrfs", "DATA", ""))
+            ),
+            Decision::Fail(_)
         ));
     }
 

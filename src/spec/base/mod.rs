@@ -4,12 +4,13 @@
 pub mod local;
 pub mod mode;
 mod mount;
+mod quadlets;
 mod trees;
 pub mod types;
-mod validate;
+pub mod validate;
 
 use crate::ignition::types as ig;
-use crate::ignition::validate::{Checker, Issue};
+use crate::ignition::validate::Issue;
 use crate::ignition::{Version, dataurl};
 use crate::spec::pathmap::PathMap;
 use crate::tree::JsonPath;
@@ -20,72 +21,118 @@ use types as bu;
 /// A base spec version. Ordered: later versions compare greater.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum BaseVersion {
+    V0_1,
+    V0_2,
+    V0_3,
     V0_4,
     V0_5,
+    V0_6,
+    V0_7,
+    V0_8Exp,
 }
 
 impl BaseVersion {
-    /// Whether this base version has key `key` on Butane struct `ty`.
-    pub fn has_key(self, ty: &str, key: &str) -> bool {
-        let since = match (ty, key) {
+    /// The first base version that has key `key` on Butane struct `ty`; `None` for keys no
+    /// base version has (the variants' own sections are decided by the variant).
+    pub fn introducing(ty: &str, key: &str) -> Option<BaseVersion> {
+        use BaseVersion::*;
+        Some(match (ty, key) {
+            ("Config", "boot_device" | "grub" | "metadata" | "openshift") => return None,
+            // Base 0.1 gave the resources of the ignition section only a source and a hash.
+            ("IgnitionResource", "compression" | "inline")
+            | ("IgnitionResource" | "Resource", "http_headers" | "local")
+            | ("Ignition", "proxy")
+            | ("Filesystem", "mount_options" | "with_mount_unit")
+            | ("Storage", "trees") => V0_2,
+            ("Storage", "luks")
+            | ("Partition", "resize")
+            | ("PasswdUser" | "PasswdGroup", "should_exist") => V0_3,
+            ("Config", "kernel_arguments") => V0_4,
             ("Luks", "discard" | "open_options")
             | ("Tang", "advertisement")
             | ("Unit" | "Dropin", "contents_local")
-            | ("PasswdUser", "ssh_authorized_keys_local") => BaseVersion::V0_5,
-            _ => BaseVersion::V0_4,
-        };
-        since <= self
+            | ("PasswdUser", "ssh_authorized_keys_local")
+            | ("BootDeviceLuks", "discard") => V0_5,
+            ("Luks" | "BootDeviceLuks", "cex") | ("BootDeviceLuks", "device") => V0_6,
+            ("Tree", "group" | "user" | "file_mode" | "dir_mode") => V0_7,
+            ("Systemd", "quadlets") => V0_8Exp,
+            _ => V0_1,
+        })
+    }
+
+    /// Whether this base version has key `key` on Butane struct `ty`.
+    pub fn has_key(self, ty: &str, key: &str) -> bool {
+        BaseVersion::introducing(ty, key).is_some_and(|since| since <= self)
+    }
+}
+
+/// How the base translation is done for a variant version.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings<'a> {
+    pub files: FilesDir<'a>,
+    pub base: BaseVersion,
+    /// The Ignition version of the output.
+    pub out_version: Version,
+    /// Whether embedded contents may be gzipped (OpenShift 4.8/4.9 may not: the MCO could
+    /// not read compressed files then).
+    pub allow_gzip: bool,
+}
+
+impl Settings<'_> {
+    /// The data URL for embedded `data` and the compression to write with it. Base 0.1 only
+    /// percent-encodes and leaves `compression` as the user wrote it.
+    pub fn data_url(&self, data: &[u8], user: Option<&str>) -> (String, Option<String>) {
+        if self.base == BaseVersion::V0_1 {
+            let url = format!("data:,{}", dataurl::percent_encode(data));
+            return (url, user.map(str::to_string));
+        }
+        if self.allow_gzip || user.is_some_and(|c| !c.is_empty()) {
+            return dataurl::encode(data, user);
+        }
+        // No automatic compression: the shorter of percent-encoding and base64, with the
+        // compression set explicitly to none, as upstream writes it.
+        let (url, _) = dataurl::encode(data, Some("none"));
+        (url, Some(String::new()))
     }
 }
 
 /// What translating produced: the config, where its parts came from, and the findings (at
-/// source paths). `failed` names the stage that made the source invalid, if one did.
+/// source paths); `failed` when an error among them stops the translation.
 pub struct Translation {
     pub config: ig::Config,
     pub map: PathMap,
     pub issues: Vec<Issue>,
-    pub source_invalid: bool,
+    pub failed: bool,
 }
 
-/// Validates and translates `src`. Source findings stop the translation early, as upstream.
-pub fn translate(src: &bu::Config, out_version: Version, files: FilesDir<'_>) -> Translation {
-    let mut checker = Checker::new(out_version);
-    validate::check(&mut checker, src);
-    let mut t = Translation {
-        config: ig::Config::default(),
-        map: PathMap::default(),
-        issues: checker.issues,
-        source_invalid: false,
-    };
-    if t.issues
+fn has_error(issues: &[Issue]) -> bool {
+    issues
         .iter()
         .any(|i| i.severity == crate::diag::Severity::Error)
-    {
-        t.source_invalid = true;
-        return t;
-    }
+}
+
+/// Translates `src` (already validated) into the Ignition model: the fields, then the
+/// generated mount units, then trees and quadlets, as upstream does.
+pub fn translate(src: &bu::Config, set: Settings<'_>) -> Translation {
     let mut tr = Translator {
-        files,
-        out_version,
+        set,
         issues: Vec::new(),
         map: PathMap::default(),
     };
     let mut cfg = tr.config(src);
     mount::add_units(&mut tr, src, &mut cfg);
     trees::apply(&mut tr, src, &mut cfg);
-    t.source_invalid = tr
-        .issues
-        .iter()
-        .any(|i| i.severity == crate::diag::Severity::Error);
-    t.issues.extend(tr.issues);
-    t.config = cfg;
-    t.map = tr.map;
-    t
+    quadlets::apply(&mut tr, src, &mut cfg);
+    Translation {
+        failed: has_error(&tr.issues),
+        config: cfg,
+        map: tr.map,
+        issues: tr.issues,
+    }
 }
 
 pub(crate) struct Translator<'a> {
-    pub files: FilesDir<'a>,
-    pub out_version: Version,
+    pub set: Settings<'a>,
     pub issues: Vec<Issue>,
     pub map: PathMap,
 }
@@ -103,12 +150,8 @@ impl Translator<'_> {
         });
     }
 
-    pub fn warning(&mut self, path: JsonPath, message: impl Into<String>) {
-        self.issues.push(Issue {
-            severity: crate::diag::Severity::Warning,
-            path,
-            message: message.into(),
-        });
+    pub fn data_url(&self, data: &[u8], user: Option<&str>) -> (String, Option<String>) {
+        self.set.data_url(data, user)
     }
 
     fn config(&mut self, src: &bu::Config) -> ig::Config {
@@ -132,9 +175,9 @@ impl Translator<'_> {
             .merge
             .iter()
             .enumerate()
-            .map(|(i, r)| self.config_resource(r, &base.key("merge").index(i)))
+            .map(|(i, r)| self.resource(&r.as_resource(), &base.key("merge").index(i)))
             .collect();
-        let replace = self.config_resource(&src.config.replace, &base.key("replace"));
+        let replace = self.resource(&src.config.replace.as_resource(), &base.key("replace"));
         let cas = path(&["ignition", "security", "tls", "certificate_authorities"]);
         let certificate_authorities = src
             .security
@@ -142,7 +185,7 @@ impl Translator<'_> {
             .certificate_authorities
             .iter()
             .enumerate()
-            .map(|(i, r)| self.resource(r, &cas.index(i)))
+            .map(|(i, r)| self.resource(&r.as_resource(), &cas.index(i)))
             .collect();
         ig::Ignition {
             config: ig::IgnitionConfig { merge, replace },
@@ -160,59 +203,8 @@ impl Translator<'_> {
                 http_response_headers: src.timeouts.http_response_headers,
                 http_total: src.timeouts.http_total,
             },
-            version: self.out_version.to_string(),
+            version: self.set.out_version.to_string(),
         }
-    }
-
-    /// A merge/replace config: an inline one is validated as an Ignition config too.
-    /// (Upstream never validates `local` ones; neither do we, to give the same results.)
-    fn config_resource(&mut self, r: &bu::Resource, at: &JsonPath) -> ig::Resource {
-        if let Some(text) = &r.inline {
-            self.check_embedded_config(text.as_bytes(), at);
-        }
-        self.resource(r, at)
-    }
-
-    /// Upstream skips (with a warning) any embedded config whose version is not exactly the
-    /// output version; flint reads every version it supports up to the output version and
-    /// validates it by its own version's rules, warning only for the rest.
-    fn check_embedded_config(&mut self, bytes: &[u8], at: &JsonPath) {
-        let inline = at.key("inline");
-        match crate::ignition::parse(bytes) {
-            Ok(p) if p.version <= self.out_version => {
-                for issue in crate::ignition::validate::validate(&p.config, p.version) {
-                    let mut full = inline.clone();
-                    for s in issue.path.segs() {
-                        full.push(s.clone());
-                    }
-                    self.issues.push(Issue {
-                        path: full,
-                        ..issue
-                    });
-                }
-            }
-            Ok(_) => self.skip_embedded(at),
-            Err(d) if d.fatal && d.message.starts_with("unsupported config version") => {
-                self.skip_embedded(at)
-            }
-            Err(d) => {
-                let mut full = inline.clone();
-                if let Some(p) = &d.path {
-                    for s in p.segs() {
-                        full.push(s.clone());
-                    }
-                }
-                self.error(full, d.message);
-                self.error(inline, "config is not valid");
-            }
-        }
-    }
-
-    fn skip_embedded(&mut self, at: &JsonPath) {
-        self.warning(
-            at.key("version"),
-            "skipping validation for the merge/replace ignition config due to an unkown version",
-        );
     }
 
     /// Translates a resource: `inline` and `local` become data URLs.
@@ -234,7 +226,7 @@ impl Translator<'_> {
         };
         let data = match (&r.inline, &r.local) {
             (Some(text), _) => Some(text.as_bytes().to_vec()),
-            (None, Some(l)) => match self.files.read(l) {
+            (None, Some(l)) => match self.set.files.read(l) {
                 Ok(b) => Some(b),
                 Err(e) => {
                     self.error(at.key("local"), e);
@@ -244,24 +236,23 @@ impl Translator<'_> {
             _ => None,
         };
         if let Some(data) = data {
-            let (url, compression) = dataurl::encode(&data, r.compression.as_deref());
+            let (url, compression) = self.data_url(&data, r.compression.as_deref());
             out.source = Some(url);
             out.compression = compression;
         }
         out
     }
-
     fn passwd(&mut self, src: &bu::Passwd, at: &JsonPath) -> ig::Passwd {
         let mut users = Vec::with_capacity(src.users.len());
         for (i, u) in src.users.iter().enumerate() {
             let up = at.key("users").index(i);
             let mut keys = u.ssh_authorized_keys.clone();
             let locals = up.key("ssh_authorized_keys_local");
-            if !u.ssh_authorized_keys_local.is_empty() && self.files.dir.is_none() {
+            if !u.ssh_authorized_keys_local.is_empty() && self.set.files.dir.is_none() {
                 self.error(locals.clone(), local::NO_FILES_DIR);
             } else {
                 for (j, file) in u.ssh_authorized_keys_local.iter().enumerate() {
-                    match self.files.read(file) {
+                    match self.set.files.read(file) {
                         Ok(bytes) => {
                             // One key per line; only empty lines are skipped.
                             let text = String::from_utf8_lossy(&bytes);
@@ -320,6 +311,9 @@ impl Translator<'_> {
             .iter()
             .enumerate()
             .map(|(i, l)| ig::Luks {
+                cex: ig::Cex {
+                    enabled: l.cex.enabled,
+                },
                 clevis: clevis(&l.clevis),
                 device: l.device.clone(),
                 discard: l.discard,
@@ -330,7 +324,6 @@ impl Translator<'_> {
                 options: l.options.clone(),
                 uuid: l.uuid.clone(),
                 wipe_volume: l.wipe_volume,
-                ..Default::default()
             })
             .collect();
         ig::Storage {
@@ -392,15 +385,13 @@ impl Translator<'_> {
     /// compression) is most of the work: do it on every core. The order of the output, and
     /// of the findings, does not depend on the number of threads.
     fn files(&mut self, src: &[bu::File], at: &JsonPath) -> Vec<ig::File> {
-        let files = self.files;
-        let out_version = self.out_version;
+        let set = self.set;
         let results: Vec<(ig::File, Vec<Issue>)> = src
             .par_iter()
             .enumerate()
             .map(|(i, f)| {
                 let mut sub = Translator {
-                    files,
-                    out_version,
+                    set,
                     issues: Vec::new(),
                     map: PathMap::default(),
                 };
@@ -473,7 +464,7 @@ impl Translator<'_> {
         let Some(l) = local.as_deref().filter(|l| !l.is_empty()) else {
             return contents.clone();
         };
-        match self.files.read(l) {
+        match self.set.files.read(l) {
             Ok(bytes) => {
                 let mut out = path(&["systemd", "units"]).index(unit);
                 if let Some(j) = dropin {
@@ -490,14 +481,14 @@ impl Translator<'_> {
     }
 }
 
-fn user(u: &bu::NodeUser) -> ig::NodeUser {
+pub(crate) fn user(u: &bu::NodeUser) -> ig::NodeUser {
     ig::NodeUser {
         id: u.id,
         name: u.name.clone(),
     }
 }
 
-fn group(g: &bu::NodeGroup) -> ig::NodeGroup {
+pub(crate) fn group(g: &bu::NodeGroup) -> ig::NodeGroup {
     ig::NodeGroup {
         id: g.id,
         name: g.name.clone(),

@@ -2,10 +2,9 @@
 //! file and link by link. Entries the user wrote for the same paths (without contents or
 //! target) are completed instead of duplicated.
 
-use super::Translator;
 use super::local::{NO_FILES_DIR, go_io_error};
 use super::types as bu;
-use crate::ignition::dataurl;
+use super::{Translator, group, user};
 use crate::ignition::types as ig;
 use crate::tree::JsonPath;
 use rayon::prelude::*;
@@ -19,6 +18,9 @@ type Encoded = (String, Option<String>);
 const EXISTS: &str = "matching filesystem node has existing contents or different type";
 
 enum Found {
+    Dir {
+        path: String,
+    },
     File {
         path: String,
         source: PathBuf,
@@ -30,7 +32,8 @@ enum Found {
     },
 }
 
-/// Walks `dir` in byte-wise name order, depth first, not following symlinks.
+/// Walks `dir` in byte-wise name order, depth first, not following symlinks; directories
+/// are listed before what they hold.
 fn walk(dir: &Path, dest: &str, out: &mut Vec<Found>, errors: &mut Vec<String>) {
     let mut entries: Vec<(Vec<u8>, PathBuf)> = match std::fs::read_dir(dir) {
         Ok(rd) => rd
@@ -59,6 +62,9 @@ fn walk(dir: &Path, dest: &str, out: &mut Vec<Found>, errors: &mut Vec<String>) 
         };
         let ft = meta.file_type();
         if ft.is_dir() {
+            out.push(Found::Dir {
+                path: target_path.clone(),
+            });
             walk(&path, &target_path, out, errors);
         } else if ft.is_symlink() {
             match std::fs::read_link(&path) {
@@ -89,11 +95,11 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
         let Some(local) = tree.local.as_deref() else {
             continue;
         };
-        if t.files.dir.is_none() {
+        if t.set.files.dir.is_none() {
             t.error(at, NO_FILES_DIR);
             return;
         }
-        let root = match t.files.resolve(local) {
+        let root = match t.set.files.resolve(local) {
             Ok(r) => r,
             Err(e) => {
                 t.error(at, e);
@@ -116,14 +122,16 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
             .as_deref()
             .filter(|p| !p.is_empty())
             .unwrap_or("/");
-        let mut found = Vec::new();
+        let dest = crate::ignition::validate::paths::clean(dest);
+        let mut found = vec![Found::Dir { path: dest.clone() }];
         let mut errors = Vec::new();
-        walk(
-            &root,
-            &crate::ignition::validate::paths::clean(dest),
-            &mut found,
-            &mut errors,
-        );
+        walk(&root, &dest, &mut found, &mut errors);
+        // Directories become entries only when the tree asks for an owner or a mode.
+        let owner = (user(&tree.user), group(&tree.group));
+        let make_dirs = tree.dir_mode.is_some() || !ig::is_zero(&owner.0) || !ig::is_zero(&owner.1);
+        if !make_dirs {
+            found.retain(|f| !matches!(f, Found::Dir { .. }));
+        }
         for e in errors {
             t.error(at.clone(), e);
         }
@@ -146,6 +154,7 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
         // Read and encode the files on every core (an entry the user wrote for the path keeps
         // its compression); place them in walk order below.
         let files_now = &cfg.storage.files;
+        let set = t.set;
         let encoded: Vec<Option<Result<Encoded, String>>> = found
             .par_iter()
             .map(|f| match f {
@@ -156,21 +165,44 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                             let user = file_index
                                 .get(path)
                                 .and_then(|&k| files_now[k].contents.compression.as_deref());
-                            dataurl::encode(&data, user)
+                            set.data_url(&data, user)
                         }),
                 ),
-                Found::Link { .. } => None,
+                Found::Link { .. } | Found::Dir { .. } => None,
             })
             .collect();
-        let dirs: std::collections::HashSet<String> = cfg
+        let mut dirs: std::collections::HashSet<String> = cfg
             .storage
             .directories
             .iter()
             .map(|d| d.path.clone())
             .collect();
 
+        let dirs_out = JsonPath::root().key("storage").key("directories");
         for (f, data) in found.into_iter().zip(encoded) {
             match f {
+                Found::Dir { path } => {
+                    if file_index.contains_key(&path)
+                        || link_index.contains_key(&path)
+                        || dirs.contains(&path)
+                    {
+                        t.error(at.clone(), EXISTS);
+                        continue;
+                    }
+                    let k = cfg.storage.directories.len();
+                    cfg.storage.directories.push(ig::Directory {
+                        group: owner.1.clone(),
+                        path: path.clone(),
+                        user: owner.0.clone(),
+                        mode: Some(tree.dir_mode.unwrap_or(0o755)),
+                        ..Default::default()
+                    });
+                    if k == 0 {
+                        t.map.add_exact(dirs_out.clone(), at.clone());
+                    }
+                    t.map.add_exact(dirs_out.index(k), at.clone());
+                    dirs.insert(path);
+                }
                 Found::File {
                     path, executable, ..
                 } => {
@@ -197,17 +229,23 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                                 t.error(at.clone(), EXISTS);
                                 continue;
                             }
-                            t.map.add(files_out.index(k).key("contents"), at.clone());
+                            t.map
+                                .add_exact(files_out.index(k).key("contents"), at.clone());
                             k
                         }
                         None => {
                             let k = cfg.storage.files.len();
                             cfg.storage.files.push(ig::File {
+                                group: owner.1.clone(),
                                 path: path.clone(),
+                                user: owner.0.clone(),
                                 ..Default::default()
                             });
                             file_index.insert(path, k);
-                            t.map.add(files_out.index(k), at.clone());
+                            if k == 0 {
+                                t.map.add_exact(files_out.clone(), at.clone());
+                            }
+                            t.map.add_exact(files_out.index(k), at.clone());
                             k
                         }
                     };
@@ -216,7 +254,9 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                     file.contents.source = Some(url);
                     file.contents.compression = compression;
                     if file.mode.is_none() {
-                        file.mode = Some(if executable { 0o755 } else { 0o644 });
+                        t.map.add_exact(files_out.index(k).key("mode"), at.clone());
+                        let default = if executable { 0o755 } else { 0o644 };
+                        file.mode = Some(tree.file_mode.unwrap_or(default));
                     }
                 }
                 Found::Link { path, target } => {
@@ -234,17 +274,23 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
                                 t.error(at.clone(), EXISTS);
                                 continue;
                             }
-                            t.map.add(links_out.index(k).key("target"), at.clone());
+                            t.map
+                                .add_exact(links_out.index(k).key("target"), at.clone());
                             k
                         }
                         None => {
                             let k = cfg.storage.links.len();
                             cfg.storage.links.push(ig::Link {
+                                group: owner.1.clone(),
                                 path: path.clone(),
+                                user: owner.0.clone(),
                                 ..Default::default()
                             });
                             link_index.insert(path, k);
-                            t.map.add(links_out.index(k), at.clone());
+                            if k == 0 {
+                                t.map.add_exact(links_out.clone(), at.clone());
+                            }
+                            t.map.add_exact(links_out.index(k), at.clone());
                             k
                         }
                     };

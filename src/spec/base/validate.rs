@@ -1,46 +1,115 @@
 //! Rules Butane checks on the source before translating: choices that exclude each other,
-//! mount-unit requirements, trees, and modes written in decimal.
+//! embedded Ignition configs, mount-unit requirements, trees, quadlets and modes written in
+//! decimal. The checks run in upstream's order (each struct's own rule, then its fields in
+//! declaration order), which is the order they are reported in.
 
+use super::BaseVersion;
 use super::mode::{DECIMAL_MODE, looks_decimal};
+use super::quadlets;
 use super::types as bu;
-use crate::ignition::validate::Checker;
+use crate::ignition::validate::{Checker, Issue};
 use crate::tree::JsonPath;
 
-/// Of fields that exclude each other, the last one set (in `order`) is reported.
-fn only_one(c: &mut Checker, path: &JsonPath, names: &str, order: &[(&str, bool)]) {
-    let set: Vec<&str> = order.iter().filter(|(_, s)| *s).map(|(n, _)| *n).collect();
+const TOO_MANY_SOURCES: &str = "only one of the following can be set: inline, local, source";
+const TOO_MANY_SYSTEMD_SOURCES: &str =
+    "only one of the following can be set: contents, contents_local";
+
+/// A resource may have one source; an inline config of the `ignition` section is checked
+/// as an Ignition config.
+fn resource(c: &mut Checker, r: &bu::Resource, at: &JsonPath, base: BaseVersion, config: bool) {
+    if base == BaseVersion::V0_1 {
+        // Base 0.1 knew only inline and source (and only for file contents).
+        if r.inline.is_some() && r.source.is_some() {
+            c.error(at.key("inline"), TOO_MANY_SOURCES);
+        }
+        return;
+    }
+    let set: Vec<&str> = [
+        ("local", r.local.is_some()),
+        ("inline", r.inline.is_some()),
+        ("source", r.source.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, s)| *s)
+    .map(|(n, _)| n)
+    .collect();
     if set.len() > 1 {
-        c.error(
-            path.key(set[set.len() - 1]),
-            format!("only one of the following can be set: {names}"),
-        );
+        c.error(at.key(set[set.len() - 1]), TOO_MANY_SOURCES);
+        return;
+    }
+    if config && let Some(text) = &r.inline {
+        embedded_config(c, text.as_bytes(), &at.key("inline"));
     }
 }
 
-pub fn resource(c: &mut Checker, r: &bu::Resource, path: &JsonPath) {
-    only_one(
-        c,
-        path,
-        "inline, local, source",
-        &[
-            ("local", r.local.is_some()),
-            ("inline", r.inline.is_some()),
-            ("source", r.source.is_some()),
-        ],
+/// Upstream checks an inline config only when its version is exactly the output version
+/// and skips it with a warning otherwise; flint reads every version it supports up to the
+/// output version and checks it by its own version's rules, warning only for the rest.
+pub fn embedded_config(c: &mut Checker, bytes: &[u8], inline: &JsonPath) {
+    let within = |p: &JsonPath| {
+        let mut full = inline.clone();
+        for s in p.segs() {
+            full.push(s.clone());
+        }
+        full
+    };
+    match crate::ignition::parse(bytes) {
+        Ok(p) if p.version <= c.version => {
+            for issue in crate::ignition::validate::validate(&p.config, p.version) {
+                c.issues.push(Issue {
+                    path: within(&issue.path),
+                    ..issue
+                });
+            }
+        }
+        Ok(_) => skip_embedded(c, inline),
+        Err(d) if d.fatal && d.message.starts_with("unsupported config version") => {
+            skip_embedded(c, inline)
+        }
+        Err(d) => {
+            let full = d.path.as_ref().map_or_else(|| inline.clone(), within);
+            c.error(full, d.message);
+            c.error(inline.clone(), "config is not valid");
+        }
+    }
+}
+
+fn skip_embedded(c: &mut Checker, inline: &JsonPath) {
+    let mut at = inline.clone();
+    at.pop();
+    c.warning(
+        at.key("version"),
+        "skipping validation for the merge/replace ignition config due to an unkown version",
     );
 }
 
-pub fn check(c: &mut Checker, cfg: &bu::Config) {
+fn systemd_sources(
+    c: &mut Checker,
+    contents: &Option<String>,
+    local: &Option<String>,
+    at: &JsonPath,
+) {
+    if contents.is_some() && local.is_some() {
+        c.error(at.key("contents_local"), TOO_MANY_SYSTEMD_SOURCES);
+    }
+}
+
+/// The base's rules, over every field of `cfg` the base version has.
+pub fn check(c: &mut Checker, cfg: &bu::Config, base: BaseVersion) {
     let root = JsonPath::root();
     let ig = root.key("ignition");
+    let ic = ig.key("config");
     for (i, r) in cfg.ignition.config.merge.iter().enumerate() {
-        resource(c, r, &ig.key("config").key("merge").index(i));
+        resource(c, &r.as_resource(), &ic.key("merge").index(i), base, true);
     }
     resource(
         c,
-        &cfg.ignition.config.replace,
-        &ig.key("config").key("replace"),
+        &cfg.ignition.config.replace.as_resource(),
+        &ic.key("replace"),
+        base,
+        true,
     );
+    let cas = ig.key("security").key("tls").key("certificate_authorities");
     for (i, r) in cfg
         .ignition
         .security
@@ -49,29 +118,12 @@ pub fn check(c: &mut Checker, cfg: &bu::Config) {
         .iter()
         .enumerate()
     {
-        resource(
-            c,
-            r,
-            &ig.key("security")
-                .key("tls")
-                .key("certificate_authorities")
-                .index(i),
-        );
+        if base > BaseVersion::V0_1 {
+            resource(c, &r.as_resource(), &cas.index(i), base, false);
+        }
     }
 
     let st = root.key("storage");
-    for (i, f) in cfg.storage.files.iter().enumerate() {
-        let p = st.key("files").index(i);
-        resource(c, &f.contents, &p.key("contents"));
-        for (j, a) in f.append.iter().enumerate() {
-            resource(c, a, &p.key("append").index(j));
-        }
-        if let Some(m) = f.mode
-            && looks_decimal(m, false)
-        {
-            c.warning(p.key("mode"), DECIMAL_MODE);
-        }
-    }
     for (i, d) in cfg.storage.directories.iter().enumerate() {
         if let Some(m) = d.mode
             && looks_decimal(m, true)
@@ -79,8 +131,17 @@ pub fn check(c: &mut Checker, cfg: &bu::Config) {
             c.warning(st.key("directories").index(i).key("mode"), DECIMAL_MODE);
         }
     }
-    for (i, l) in cfg.storage.luks.iter().enumerate() {
-        resource(c, &l.key_file, &st.key("luks").index(i).key("key_file"));
+    for (i, f) in cfg.storage.files.iter().enumerate() {
+        let p = st.key("files").index(i);
+        if let Some(m) = f.mode
+            && looks_decimal(m, false)
+        {
+            c.warning(p.key("mode"), DECIMAL_MODE);
+        }
+        for (j, a) in f.append.iter().enumerate() {
+            resource(c, a, &p.key("append").index(j), base, false);
+        }
+        resource(c, &f.contents, &p.key("contents"), base, false);
     }
     for (i, f) in cfg.storage.filesystems.iter().enumerate() {
         if f.with_mount_unit != Some(true) {
@@ -88,17 +149,29 @@ pub fn check(c: &mut Checker, cfg: &bu::Config) {
         }
         let p = st.key("filesystems").index(i);
         let format = f.format.as_deref().unwrap_or("");
-        if format.is_empty() {
-            c.error(
-                p.key("format"),
-                "format is required if with_mount_unit is true",
-            );
-        } else if format != "swap" && f.path.as_deref().is_none_or(str::is_empty) {
-            c.error(
-                p.key("path"),
-                "path is required if with_mount_unit is true and format is not swap",
-            );
+        let no_path = f.path.as_deref().is_none_or(str::is_empty);
+        if base < BaseVersion::V0_4 {
+            // Before swap units, a mount unit needed a path whatever the format.
+            if no_path {
+                c.error(p.key("path"), MOUNT_NO_PATH);
+            }
+            if format.is_empty() {
+                c.error(p.key("format"), MOUNT_NO_FORMAT);
+            }
+        } else if format.is_empty() {
+            c.error(p.key("format"), MOUNT_NO_FORMAT);
+        } else if format != "swap" && no_path {
+            c.error(p.key("path"), MOUNT_NO_PATH);
         }
+    }
+    for (i, l) in cfg.storage.luks.iter().enumerate() {
+        resource(
+            c,
+            &l.key_file,
+            &st.key("luks").index(i).key("key_file"),
+            base,
+            false,
+        );
     }
     for (i, t) in cfg.storage.trees.iter().enumerate() {
         if t.local.as_deref().is_none_or(str::is_empty) {
@@ -106,28 +179,35 @@ pub fn check(c: &mut Checker, cfg: &bu::Config) {
         }
     }
 
-    let units = root.key("systemd").key("units");
-    for (i, u) in cfg.systemd.units.iter().enumerate() {
-        let p = units.index(i);
-        only_one(
-            c,
-            &p,
-            "contents, contents_local",
-            &[
-                ("contents", u.contents.is_some()),
-                ("contents_local", u.contents_local.is_some()),
-            ],
-        );
-        for (j, d) in u.dropins.iter().enumerate() {
-            only_one(
+    let sd = root.key("systemd");
+    if base >= BaseVersion::V0_5 {
+        for (i, u) in cfg.systemd.units.iter().enumerate() {
+            let p = sd.key("units").index(i);
+            systemd_sources(c, &u.contents, &u.contents_local, &p);
+            for (j, d) in u.dropins.iter().enumerate() {
+                systemd_sources(
+                    c,
+                    &d.contents,
+                    &d.contents_local,
+                    &p.key("dropins").index(j),
+                );
+            }
+        }
+    }
+    for (i, q) in cfg.systemd.quadlets.iter().enumerate() {
+        let p = sd.key("quadlets").index(i);
+        quadlets::check(c, q, &p);
+        for (j, d) in q.dropins.iter().enumerate() {
+            systemd_sources(
                 c,
+                &d.contents,
+                &d.contents_local,
                 &p.key("dropins").index(j),
-                "contents, contents_local",
-                &[
-                    ("contents", d.contents.is_some()),
-                    ("contents_local", d.contents_local.is_some()),
-                ],
             );
         }
     }
 }
+
+pub const MOUNT_NO_PATH: &str =
+    "path is required if with_mount_unit is true and format is not swap";
+pub const MOUNT_NO_FORMAT: &str = "format is required if with_mount_unit is true";

@@ -2,13 +2,14 @@
 //! `ssh_authorized_keys_local`), Ignition 3.4.0.
 
 use crate::ignition::Version;
-use crate::spec::Variant;
 use crate::spec::base::BaseVersion;
+use crate::spec::{Family, Variant};
 
 pub const SPEC: Variant = Variant {
     name: "flatcar",
     version: "1.1.0",
+    family: Family::Flatcar,
+    minor: 1,
     base: BaseVersion::V0_5,
     ignition: Version::V3_4,
-    filter: super::reject_clevis,
 };
