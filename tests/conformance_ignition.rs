@@ -16,3 +16,24 @@ fn ignition_validate_3_5_plus_corpus_passes_strictly() {
     let cmd = format!("{} validate --rules upstream", common::flint().display());
     common::run_check_script_env(&script, &cmd, 274, &[("STRICT", "1")]);
 }
+
+/// The validator's regression cases (divergences the differential harness found), line for
+/// line, with flint run under upstream's name.
+#[test]
+fn ignition_validate_regressions_pass_strictly() {
+    let dir = common::TempDir::new("ignition-regressions");
+    let bin = dir.join("ignition-validate");
+    std::os::unix::fs::symlink(common::flint(), &bin).unwrap();
+    let out = std::process::Command::new("bash")
+        .arg(common::corpus("ignition").join("check.sh"))
+        .arg(&bin)
+        .arg(common::corpus("ignition-regressions"))
+        .env("STRICT", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let last = stdout.lines().last().unwrap_or_default();
+    let passed: usize = last.split(' ').next().unwrap().parse().unwrap();
+    assert!(passed >= 31 && last.ends_with(" 0 failed"), "{stdout}");
+}

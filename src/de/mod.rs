@@ -104,6 +104,19 @@ struct State<'g> {
     quiet: std::cell::Cell<u32>,
 }
 
+/// Go's `encoding/json` matches a key to a field ignoring case with Unicode simple folding
+/// (`ſ` is `s`, the Kelvin sign is `k`); `field` is ASCII.
+fn folds_to(key: &str, field: &str) -> bool {
+    let fold = |c: char| match c {
+        '\u{17f}' => 's',
+        '\u{212a}' => 'k',
+        c => c.to_ascii_lowercase(),
+    };
+    key.chars()
+        .map(fold)
+        .eq(field.chars().map(|c| c.to_ascii_lowercase()))
+}
+
 /// The path to the value being read, kept on the stack as it is walked.
 enum Path<'p> {
     Root,
@@ -510,7 +523,7 @@ impl<'a> Map<'a, '_, '_> {
         match self.ty {
             Some((_, fields)) if self.st.flavor == Flavor::Json && !fields.contains(&key) => fields
                 .iter()
-                .find(|f| f.eq_ignore_ascii_case(key))
+                .find(|f| folds_to(key, f))
                 .copied()
                 .unwrap_or(key),
             _ => key,

@@ -66,8 +66,8 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         let p = links.index(i);
         check_node(c, &l.node(), &p);
         let target = l.target.as_deref().unwrap_or("");
-        // From 3.3.0 a target is required (and nothing else is checked without one); before,
-        // a hard link without one still gets the hard-link checks.
+        // From 3.3 a link needs a target; before, a hard link without one is still checked
+        // (its target is then its own path).
         if target.is_empty() && c.version >= Version::V3_3 {
             c.error(p.key("target"), "link target is required");
             continue;
@@ -118,8 +118,9 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
     for (base, kind, paths) in &kinds {
         for (i, p) in paths.iter().enumerate() {
             for l in &link_paths {
-                // Upstream compares the raw strings: a link at `/` covers only `//...`.
-                if p.starts_with(&format!("{l}/")) {
+                // Upstream compares the strings as given: a link at `/` has nothing below it
+                // (nothing starts with `//`), and no path is cleaned first.
+                if p.strip_prefix(l).is_some_and(|rest| rest.starts_with('/')) {
                     c.error(
                         base.index(i),
                         format!("{kind} path includes link in config"),
