@@ -58,8 +58,7 @@ fn diagnostics_name_stdin() {
 
 #[test]
 fn output_file_check_and_version() {
-    let dir = std::env::temp_dir().join(format!("flint-cli-butane-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("cli-butane");
     std::fs::write(dir.join("in.bu"), GOOD).unwrap();
     let out = common::run_in(&dir, &butane(), &["-o", "out.ign", "in.bu"]);
     assert_eq!(out.status.code(), Some(0));

@@ -6,7 +6,6 @@ mod common;
 
 use clap::CommandFactory;
 use std::fs;
-use std::path::Path;
 
 fn flint_ok(args: &[&str]) -> Vec<u8> {
     let out = common::run_in(&common::repo(), &common::flint(), args);
@@ -89,8 +88,8 @@ fn bash_completion_offers_every_subcommand_and_validate_option() {
 
 #[test]
 fn committed_man_pages_are_current_and_complete() {
-    let dir = std::env::temp_dir().join(format!("flint-man-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = common::TempDir::new("man");
+    fs::remove_dir(&dir).unwrap();
     flint_ok(&["man", "--dir", dir.to_str().unwrap()]);
     let mut generated: Vec<String> = fs::read_dir(&dir)
         .unwrap()
@@ -190,8 +189,7 @@ fn pre_commit_hooks_are_declared() {
 
 #[test]
 fn pre_commit_entry_runs_on_filenames() {
-    let dir = std::env::temp_dir().join(format!("flint-hook-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = common::TempDir::new("hook");
     fs::create_dir_all(dir.join("ignition")).unwrap();
     fs::write(
         dir.join("node.bu"),
@@ -232,6 +230,6 @@ fn pre_commit_entry_runs_on_filenames() {
         "{}",
         String::from_utf8_lossy(&warned.stdout)
     );
-    assert!(Path::new(&dir).is_dir());
+    assert!(dir.is_dir());
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,9 +3,9 @@ mod common;
 
 use std::fs;
 
-fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("flint-cli-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
+/// A scratch directory (with `sub/`), removed when dropped, also when the test fails.
+fn tmpdir(name: &str) -> common::TempDir {
+    let d = common::TempDir::new(&format!("cli-{name}"));
     fs::create_dir_all(d.join("sub")).unwrap();
     d
 }
@@ -336,6 +336,152 @@ fn color_always_shows_snippets_and_never_keeps_plain_lines() {
     );
     assert_eq!(out.status.code(), Some(2));
     fs::remove_dir_all(&d).unwrap();
+}
+
+/// Runs `bin args` with `input` on standard input.
+fn with_stdin(bin: &std::path::Path, args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(bin)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const UNUSED_KEY: &[u8] = br#"{"ignition":{"version":"3.3.0"},"x":1}"#;
+
+#[test]
+fn a_dash_reads_the_config_from_standard_input() {
+    let out = with_stdin(&common::flint(), &["validate", "-"], UNUSED_KEY);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "warning at $.x, line 1 col 33: unused key x\n"
+    );
+    let dir = common::TempDir::new("plan-stdin");
+    let cfg = br#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/etc/s","contents":{"source":"data:,x"}}]}}"#;
+    let out = with_stdin(
+        &common::flint(),
+        &["plan", "--root", dir.to_str().unwrap(), "-"],
+        cfg,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("would create file /etc/s (1 bytes"));
+}
+
+/// flint run as `ignition-validate` takes upstream's command line and answers as it does.
+#[test]
+fn run_as_ignition_validate_it_behaves_like_upstream() {
+    let dir = common::TempDir::new("ignition-validate");
+    let bin = dir.join("ignition-validate");
+    std::os::unix::fs::symlink(common::flint(), &bin).unwrap();
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(&bin)
+            .args(args)
+            .current_dir(&*dir)
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    assert_eq!(
+        run(&["--version"]),
+        (0, "Ignition v2.26.0\n".into(), String::new())
+    );
+    assert_eq!(run(&["-version"]).1, "Ignition v2.26.0\n");
+    let (code, out, err) = run(&[]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.starts_with("Usage:\n") && err.contains("[flags] config.ign"),
+        "{err}"
+    );
+    assert_eq!(run(&["a.ign", "b.ign"]).0, 1);
+    // Go's flag rules: flags end at the first argument, values are Go booleans.
+    assert_eq!(run(&["c.ign", "-version"]).0, 1);
+    assert_eq!(
+        run(&["-version=F", "-version", "a", "b"]).1,
+        "Ignition v2.26.0\n"
+    );
+    let (code, _, err) = run(&["-version=x"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("invalid boolean value \"x\" for -version: parse error\n"),
+        "{err}"
+    );
+    assert!(
+        run(&["---version"])
+            .2
+            .starts_with("bad flag syntax: ---version\n")
+    );
+    assert_eq!(run(&["-h"]).0, 0);
+    let (code, _, err) = run(&["-bogus", "x.ign"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("flag provided but not defined: -bogus\n"),
+        "{err}"
+    );
+    assert_eq!(
+        run(&["missing.ign"]),
+        (
+            1,
+            String::new(),
+            "couldn't read config: open missing.ign: no such file or directory\n".into()
+        )
+    );
+    std::fs::write(dir.join("c.ign"), UNUSED_KEY).unwrap();
+    assert_eq!(
+        run(&["c.ign"]),
+        (
+            0,
+            "warning at $.x, line 1 col 33: unused key x\n".into(),
+            String::new()
+        )
+    );
+    std::fs::write(
+        dir.join("bad.ign"),
+        br#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"rel"}]}}"#,
+    )
+    .unwrap();
+    let (code, out, _) = run(&["bad.ign"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("error at $.storage.files.0.path"), "{out}");
+    // Upstream's validator knows no legacy config (flint validate follows Flatcar's).
+    std::fs::write(
+        dir.join("legacy.ign"),
+        br#"{"ignition":{"version":"2.2.0"}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        run(&["legacy.ign"]),
+        (
+            1,
+            String::new(),
+            "couldn't parse config: unsupported config version\n".into()
+        )
+    );
+    std::fs::write(dir.join("v1.ign"), br#"{"ignitionVersion":1}"#).unwrap();
+    assert_eq!(
+        run(&["v1.ign"]).2,
+        "couldn't parse config: invalid config version (couldn't parse)\n"
+    );
+    let o = with_stdin(&bin, &["-"], UNUSED_KEY);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "warning at $.x, line 1 col 33: unused key x\n"
+    );
 }
 
 #[test]

@@ -20,6 +20,45 @@ pub fn flint() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_flint"))
 }
 
+/// A fresh directory under the system's temporary directory, removed with everything in it
+/// when dropped: also when the test fails.
+pub struct TempDir(PathBuf);
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let d = std::env::temp_dir().join(format!("flint-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        TempDir(d)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Runs `bin args` in `dir`, returning the output.
 pub fn run_in(dir: &Path, bin: &Path, args: &[&str]) -> Output {
     Command::new(bin)
@@ -42,15 +81,31 @@ pub fn case_dirs(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs a conformance runner script and asserts its final line reports no failure.
 pub fn run_check_script(script: &Path, command: &str, min_cases: usize) {
-    run_check_script_on(script, command, None, min_cases)
+    run_check_script_with(script, command, None, min_cases, &[])
 }
 
 /// Runs a conformance runner script on the corpus in `dir` (its own folder when `None`).
 pub fn run_check_script_on(script: &Path, command: &str, dir: Option<&Path>, min_cases: usize) {
+    run_check_script_with(script, command, dir, min_cases, &[])
+}
+
+/// `run_check_script` with extra environment variables for the runner (e.g. `STRICT=1`).
+pub fn run_check_script_env(script: &Path, command: &str, min_cases: usize, env: &[(&str, &str)]) {
+    run_check_script_with(script, command, None, min_cases, env)
+}
+
+fn run_check_script_with(
+    script: &Path,
+    command: &str,
+    dir: Option<&Path>,
+    min_cases: usize,
+    env: &[(&str, &str)],
+) {
     let out = Command::new("bash")
         .arg(script)
         .arg(command)
         .args(dir)
+        .envs(env.iter().copied())
         .output()
         .expect("running the conformance runner");
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -494,3 +494,97 @@ fn disk_aliases_resolve_without_udev() {
     let err = failed(&provision("apply", &dir, config));
     assert!(err.contains("disks stage failed at $.storage.filesystems.0.device: device /dev/disk/by-label/flint-nowhere did not appear within 2 s"), "{err}");
 }
+
+/// Several signatures on a device (blkid: "ambivalent"): upstream's fallback probe takes the
+/// first in libblkid's order, so vfat with an old ext4 superblock is vfat, kept for a vfat
+/// entry and refused for an ext4 one (both as the reference does).
+#[test]
+fn an_ambivalent_probe_reads_as_upstreams_fallback() {
+    let dir = scratch("disks-ambivalent");
+    let disk = Loop::new(&dir, "amb", 64);
+    let old = dir.join("ext4.img");
+    std::fs::File::create(&old)
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    sh("mkfs.ext4", &["-q", "-F", old.to_str().unwrap()]);
+    let ambivalent = || {
+        sh("mkfs.vfat", &[disk.path()]);
+        // The ext4 superblock at 1 KiB, inside vfat's reserved sectors.
+        let sb = &std::fs::read(&old).unwrap()[1024..2048];
+        use std::io::{Seek, Write};
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(disk.path())
+            .unwrap();
+        f.seek(std::io::SeekFrom::Start(1024)).unwrap();
+        f.write_all(sb).unwrap();
+        f.sync_all().unwrap();
+        let st = std::process::Command::new("blkid")
+            .args(["-p", disk.path()])
+            .output()
+            .unwrap()
+            .status;
+        assert_eq!(st.code(), Some(8), "the device is ambivalent for blkid");
+    };
+    let config = |format: &str| {
+        format!(
+            r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"filesystems":[{{"device":"{}","format":"{format}"}}]}}}}"#,
+            disk.path()
+        )
+    };
+    ambivalent();
+    let uuid = blkid(disk.path(), "UUID");
+    assert_eq!(
+        ok(&provision("apply", &dir, &config("vfat"))),
+        "apply: nothing to change\n"
+    );
+    assert_eq!(blkid(disk.path(), "UUID"), uuid, "kept, not made again");
+    let err = failed(&provision("apply", &dir, &config("ext4")));
+    assert!(
+        err.contains("holds vfat") && err.contains("wipeFilesystem"),
+        "{err}"
+    );
+}
+
+/// A mount point the mount stage creates under the home of a user the config adds becomes
+/// the user's (0700), as upstream's mount stage notes it and its files stage hands it over;
+/// the user's SSH keys can then be written. The directory below the mount stays root's.
+#[test]
+fn a_mount_point_made_in_a_new_users_home_is_theirs() {
+    let dir = scratch("disks-home-mount");
+    let disk = Loop::new(&dir, "home", 64);
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(root.join("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n").unwrap();
+    std::fs::write(root.join("etc/group"), "root:x:0:\nusers:x:100:\n").unwrap();
+    std::fs::write(root.join("etc/shadow"), "root:*:19000:0:99999:7:::\n").unwrap();
+    std::fs::write(root.join("etc/gshadow"), "root:*::\nusers:*::\n").unwrap();
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    let config = format!(
+        r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"filesystems":[{{"device":"{}","format":"ext4","path":"/home/core/data/x","wipeFilesystem":true}}]}},"passwd":{{"users":[{{"name":"core","sshAuthorizedKeys":["ssh-ed25519 K"]}}]}}}}"#,
+        disk.path()
+    );
+    ok(&provision("apply", &dir, &config));
+    let passwd = std::fs::read_to_string(root.join("etc/passwd")).unwrap();
+    let line = passwd.lines().find(|l| l.starts_with("core:")).unwrap();
+    let f: Vec<&str> = line.split(':').collect();
+    let (uid, gid): (u32, u32) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+    use std::os::unix::fs::MetadataExt;
+    for d in ["home/core", "home/core/data"] {
+        let m = std::fs::metadata(root.join(d)).unwrap();
+        assert_eq!(
+            (m.uid(), m.gid(), m.mode() & 0o7777),
+            (uid, gid, 0o700),
+            "{d}"
+        );
+    }
+    let x = std::fs::metadata(root.join("home/core/data/x")).unwrap();
+    assert_eq!(
+        (x.uid(), x.mode() & 0o7777),
+        (0, 0o755),
+        "the directory under the mount"
+    );
+    let keys = root.join("home/core/.ssh/authorized_keys.d/ignition");
+    assert_eq!(std::fs::read_to_string(keys).unwrap(), "ssh-ed25519 K\n");
+}

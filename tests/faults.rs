@@ -71,7 +71,7 @@ fn temp_files(dir: &Path) -> Vec<PathBuf> {
         let p = e.path();
         if e.file_type().unwrap().is_dir() {
             out.extend(temp_files(&p));
-        } else if p.to_string_lossy().contains(".flint-") {
+        } else if p.to_string_lossy().ends_with(".flint-tmp") {
             out.push(p);
         }
     }
@@ -143,9 +143,13 @@ fn a_full_filesystem_leaves_no_partial_file_and_a_rerun_converges() {
     );
     assert!(!root.join("b").exists(), "no half-written /b");
     assert!(temp_files(&root).is_empty(), "{:?}", temp_files(&root));
+    // The root is marked as half-done: the next run finishes the job (where a first run
+    // meets existing files as upstream does).
+    assert!(root.join("etc/.flint-files-in-progress").exists());
     // Room made, the same config again.
     std::fs::remove_file(root.join("ballast")).unwrap();
     succeeds(&apply(&dir, &root, &config, &[]));
+    assert!(!root.join("etc/.flint-files-in-progress").exists());
     assert_eq!(std::fs::read_to_string(root.join("a")).unwrap(), a);
     assert_eq!(std::fs::read_to_string(root.join("b")).unwrap(), b);
     assert_eq!(

@@ -358,6 +358,47 @@ fn s3_arn_and_gs_objects_through_the_endpoint_override() {
     );
 }
 
+/// A server whose certificate is self-signed with `CA:TRUE` (what `openssl req -x509` makes),
+/// that certificate given in `certificateAuthorities`: Go accepts it as the server's own, and
+/// so does flint. Without it, the fetch fails at once.
+#[test]
+fn a_self_signed_ca_certificate_as_the_servers_own() {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+    let mut params = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let key = KeyPair::generate().unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    let own = TestCa {
+        ca_pem: cert.pem(),
+        cert_pem: cert.pem(),
+        key_pem: key.serialize_pem(),
+    };
+    let s = Server::start(Some(&own));
+    s.route("/f", ok("over tls"));
+    let files = format!(
+        r#"{{"path":"/a","contents":{{"source":"{}"}}}}"#,
+        s.url("/f")
+    );
+    let tls = format!(
+        r#","security":{{"tls":{{"certificateAuthorities":[{{"source":"{}"}}]}}}}"#,
+        data_url(own.ca_pem.as_bytes())
+    );
+    let acq = run(&file_config(&tls, &files)).unwrap();
+    assert_eq!(contents(&acq, 0), b"over tls");
+    let start = Instant::now();
+    let Err(e) = run(&file_config("", &files)) else {
+        panic!("an untrusted certificate was accepted")
+    };
+    assert!(e.message.to_lowercase().contains("certificate"), "{e}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "TLS failures are not retried"
+    );
+    // Another name than the certificate's is still refused.
+    let other = files.replace("127.0.0.1", "localhost");
+    assert!(run(&file_config(&tls, &other)).is_err());
+}
+
 /// A port nothing listens on.
 fn closed_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -380,6 +421,10 @@ fn proxies_and_no_proxy() {
             .iter()
             .any(|h| h.starts_with("files.flint.test"))
     );
+    // Plain HTTP goes to the proxy as an absolute-form request (as Go sends it), not through
+    // a CONNECT tunnel that many proxies refuse for port 80; the name (which does not resolve
+    // here) is left to the proxy.
+    assert_eq!(p.methods.lock().unwrap().as_slice(), ["GET"]);
 
     // Excluded by noProxy, the host is resolved directly, and does not exist.
     let excluded = format!(

@@ -15,6 +15,81 @@ fn files_corpus_passes() {
     common::run_check_script(&script, &cmd, 76);
 }
 
+/// The project's own cases in the corpus's format (conformance/files-regressions: each a
+/// divergence from upstream found by the differential harness, recorded with the reference).
+#[test]
+fn files_regressions_pass() {
+    let script = common::corpus("files").join("check.sh");
+    let cmd = format!(
+        "{} apply --root {{root}} {{config}}",
+        common::flint().display()
+    );
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(&cmd)
+        .arg(common::corpus("files-regressions"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.ends_with(" passed, 0 failed\n"), "{stdout}");
+    let passed: usize = stdout
+        .lines()
+        .last()
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(passed >= 32, "{stdout}");
+}
+
+/// `plan` fails where `apply` would, for the regression cases upstream fails on, but two
+/// whose failure only the tools find while running (usermod moving a home onto a missing
+/// parent; the kernel refusing the user a directory owned by root).
+#[test]
+fn plan_fails_where_apply_would() {
+    let unpredictable = ["ssh-ssh-dir-owned-by-root", "user-home-moved"];
+    let mut checked = 0;
+    for case in common::case_dirs(&common::corpus("files-regressions")) {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        if !case.join("expected.fail").exists() || unpredictable.contains(&name.as_str()) {
+            continue;
+        }
+        let root = common::TempDir::new(&format!("plan-fail-{name}"));
+        assert!(
+            Command::new("sh")
+                .arg(case.join("setup.sh"))
+                .current_dir(&*root)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let before = manifest(&root);
+        let cfg = case.join("config.ign");
+        let out = flint_in(
+            &root,
+            &[],
+            &[
+                "plan",
+                "--root",
+                root.to_str().unwrap(),
+                cfg.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{name}: plan did not fail");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("error: files stage failed at $."),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(manifest(&root), before, "{name}: plan changed the tree");
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} cases");
+}
+
 /// Spec 1 and 2.x configs: the fetch and files stages leave the tree Flatcar's Ignition
 /// leaves (`conformance/files-legacy/`, made with run-ignition.sh).
 #[test]
@@ -37,11 +112,17 @@ fn manifest(root: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Every corpus case that succeeds and needs no HTTP server, with a fresh root.
-fn local_tree_cases() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
-    let corpus = common::corpus("files");
+/// Environment variables a case sets (its `env` file).
+type Env = Vec<(String, String)>;
+
+/// Every case of both corpora that succeeds and needs no HTTP server, with a fresh root
+/// (removed when dropped).
+fn local_tree_cases() -> Vec<(std::path::PathBuf, common::TempDir, Env)> {
     let mut out = Vec::new();
-    for case in common::case_dirs(&corpus) {
+    let cases = common::case_dirs(&common::corpus("files"))
+        .into_iter()
+        .chain(common::case_dirs(&common::corpus("files-regressions")));
+    for case in cases {
         let config = case.join("config.ign");
         if !config.exists() || case.join("expected.fail").exists() {
             continue;
@@ -52,38 +133,51 @@ fn local_tree_cases() -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
         {
             continue;
         }
-        let root = std::env::temp_dir().join(format!(
-            "flint-files-{}-{}",
-            case.file_name().unwrap().to_string_lossy(),
-            std::process::id()
+        let dir = common::TempDir::new(&format!(
+            "files-{}",
+            case.file_name().unwrap().to_string_lossy()
         ));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(&root).unwrap();
         let ok = Command::new("sh")
             .arg(case.join("setup.sh"))
-            .current_dir(&root)
+            .current_dir(&*dir)
             .status()
             .unwrap()
             .success();
         assert!(ok, "setup of {}", case.display());
-        out.push((config, root));
+        let env = std::fs::read_to_string(case.join("env"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|w| w.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        out.push((config, dir, env));
     }
     out
+}
+
+/// Runs flint with a case's environment.
+fn flint_in(root: &Path, env: &[(String, String)], args: &[&str]) -> std::process::Output {
+    Command::new(common::flint())
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .current_dir(root)
+        .output()
+        .unwrap()
 }
 
 #[test]
 fn plan_changes_nothing_and_a_second_apply_finds_nothing_to_do() {
     let cases = local_tree_cases();
-    assert!(cases.len() >= 60, "only {} cases", cases.len());
-    for (config, root) in cases {
+    assert!(cases.len() >= 80, "only {} cases", cases.len());
+    for (config, root, env) in cases {
         let root_s = root.to_string_lossy().into_owned();
         let cfg = config.to_string_lossy().into_owned();
         let before = manifest(&root);
-        let plan = common::run_in(&root, &common::flint(), &["plan", "--root", &root_s, &cfg]);
+        let plan = flint_in(&root, &env, &["plan", "--root", &root_s, &cfg]);
         assert_eq!(plan.status.code(), Some(0), "{cfg}");
         assert_eq!(manifest(&root), before, "plan changed the tree for {cfg}");
 
-        let first = common::run_in(&root, &common::flint(), &["apply", "--root", &root_s, &cfg]);
+        let first = flint_in(&root, &env, &["apply", "--root", &root_s, &cfg]);
         assert_eq!(
             first.status.code(),
             Some(0),
@@ -91,7 +185,7 @@ fn plan_changes_nothing_and_a_second_apply_finds_nothing_to_do() {
             String::from_utf8_lossy(&first.stderr)
         );
         let after = manifest(&root);
-        let second = common::run_in(&root, &common::flint(), &["apply", "--root", &root_s, &cfg]);
+        let second = flint_in(&root, &env, &["apply", "--root", &root_s, &cfg]);
         assert_eq!(second.status.code(), Some(0), "{cfg}");
         assert_eq!(
             String::from_utf8_lossy(&second.stdout),
@@ -99,20 +193,18 @@ fn plan_changes_nothing_and_a_second_apply_finds_nothing_to_do() {
             "{cfg}"
         );
         assert_eq!(manifest(&root), after, "the second apply changed {cfg}");
-        let again = common::run_in(&root, &common::flint(), &["plan", "--root", &root_s, &cfg]);
+        let again = flint_in(&root, &env, &["plan", "--root", &root_s, &cfg]);
         assert!(
             again.stdout.is_empty(),
             "{cfg}: {}",
             String::from_utf8_lossy(&again.stdout)
         );
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }
 
 #[test]
 fn plan_lists_actions_in_human_and_json_form() {
-    let dir = std::env::temp_dir().join(format!("flint-plan-out-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::TempDir::new("plan-out");
     std::fs::create_dir_all(dir.join("root/etc")).unwrap();
     std::fs::write(
         dir.join("root/etc/passwd"),
@@ -147,13 +239,49 @@ fn plan_lists_actions_in_human_and_json_form() {
     assert_eq!(lines[0]["action"], "write-file");
     assert_eq!(lines[0]["path"], "/etc/hostname");
     assert!(out.stderr.is_empty(), "JSON output prints nothing else");
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--root` relative to the working directory: the shadow tools get it absolute.
+#[test]
+fn a_relative_root_works_with_users() {
+    let dir = common::TempDir::new("relative-root");
+    std::fs::create_dir_all(dir.join("root/etc")).unwrap();
+    std::fs::write(
+        dir.join("root/etc/passwd"),
+        "root:x:0:0:root:/root:/bin/sh\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("root/etc/group"), "root:x:0:\nusers:x:100:\n").unwrap();
+    std::fs::write(dir.join("root/etc/shadow"), "root:*:19000:0:99999:7:::\n").unwrap();
+    std::fs::write(dir.join("root/etc/gshadow"), "root:*::\nusers:*::\n").unwrap();
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"passwd":{"users":[{"name":"core","passwordHash":""}]}}"#,
+    )
+    .unwrap();
+    let out = common::run_in(
+        &dir,
+        &common::flint(),
+        &["apply", "--root", "root", "c.ign"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let passwd = std::fs::read_to_string(dir.join("root/etc/passwd")).unwrap();
+    assert!(passwd.contains("\ncore:x:"), "{passwd}");
+    let shadow = std::fs::read_to_string(dir.join("root/etc/shadow")).unwrap();
+    assert!(
+        shadow.contains("\ncore:*:"),
+        "an empty hash is `*`: {shadow}"
+    );
 }
 
 #[test]
 fn kernel_arguments_edit_the_oem_grub_cfg_once() {
-    let dir = std::env::temp_dir().join(format!("flint-kargs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = common::TempDir::new("kargs");
     std::fs::create_dir_all(dir.join("root/etc")).unwrap();
     std::fs::write(
         dir.join("grub.cfg"),
@@ -190,5 +318,4 @@ fn kernel_arguments_edit_the_oem_grub_cfg_once() {
         String::from_utf8_lossy(&again.stdout),
         "apply: nothing to change\n"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -105,9 +105,7 @@ fn every_guide_example_runs_as_shown() {
     let mut commands = 0;
     for page in &pages {
         let name = page.file_name().unwrap().to_string_lossy().into_owned();
-        let dir = std::env::temp_dir().join(format!("flint-guide-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = common::TempDir::new(&format!("guide-{name}"));
         for b in blocks(&std::fs::read_to_string(page).unwrap()) {
             match b {
                 Block::File(f, body) => std::fs::write(dir.join(f), body).unwrap(),

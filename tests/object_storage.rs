@@ -16,30 +16,12 @@ use flint::platform::system::SystemDirs;
 use flint::provision::acquire::Source;
 use flint::provision::{Acquired, Options, StageError, fetch_stage};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 use support::metadata::{MetaServer, Req, Resp, reply};
 
-/// A scratch directory removed when the test ends (whatever way).
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl std::ops::Deref for Dir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-fn scratch(name: &str) -> Dir {
-    Dir(support::scratch(name))
-}
+use support::scratch;
 
 /// A child process stopped when dropped.
 struct Proc(Child);

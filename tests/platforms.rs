@@ -16,25 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::metadata::{MetaServer, Req, Resp, reply};
 
-/// A scratch directory removed when the test ends (whatever way).
-struct Dir(PathBuf);
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-impl std::ops::Deref for Dir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-fn scratch(name: &str) -> Dir {
-    Dir(support::scratch(name))
-}
+use support::scratch;
 
 /// A config that writes /etc/marker with `text`.
 fn config(text: &str) -> String {

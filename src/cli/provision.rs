@@ -54,13 +54,16 @@ pub struct ProvisionArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// The config: Ignition 3.x JSON (3.0.0–3.7.0-experimental) or Butane YAML.
+    /// The config: Ignition 3.x JSON (3.0.0–3.7.0-experimental) or Butane YAML (`-` for
+    /// standard input).
     pub config: Option<PathBuf>,
 }
 
 /// Runs `plan` (`apply` = false) or `apply`; returns the exit code.
 pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     let source = match (&args.config, args.config_source.as_deref(), &args.platform) {
+        // `-`: the config on standard input.
+        (Some(p), _, _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),
         (Some(p), _, _) => Source::File(p.clone()),
         (None, _, Some(name)) => {
             if crate::platform::get(name).is_none() {
@@ -91,7 +94,9 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         places: Places::default(),
         base_dir: args.base_dir.clone(),
         cache: args.config_cache.clone(),
-        root: args.root.clone(),
+        // Tools run with `--root` (useradd, systemctl) need it absolute; a user may type it
+        // relative to where they stand.
+        root: std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone()),
         state_dir: args.state_dir.clone(),
         fetch,
         fetch_timeout: std::time::Duration::from_secs(args.fetch_timeout.max(1)),
@@ -313,7 +318,8 @@ fn run_stage(
             Ok((o.changes, o.notes))
         }
         Stage::Mount => {
-            let (mounted, notes) = provision::mounts::mount_stage(&acq.config, &opts.root, apply)?;
+            let (mounted, notes) =
+                provision::mounts::mount_stage(&acq.config, &opts.root, &opts.state_dir, apply)?;
             if !apply {
                 plan_mounts.extend(mounted);
             }

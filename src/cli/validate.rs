@@ -70,7 +70,7 @@ pub struct ValidateArgs {
     #[arg(short = 'd', long, value_name = "DIR")]
     pub files_dir: Option<PathBuf>,
     /// Config files, or directories to search recursively for Ignition (*.ign, *.json) and
-    /// Butane (*.bu, *.yaml, *.yml) configs.
+    /// Butane (*.bu, *.yaml, *.yml) configs; `-` reads one Ignition config from standard input.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 }
@@ -180,8 +180,13 @@ fn check_file(
 ) -> Outcome {
     let file = path.display().to_string();
     let butane = is_butane_file(path);
+    // `-` is standard input (read once).
     let read = match err {
         Some(e) => Err(e),
+        None if path == Path::new("-") => {
+            let mut b = Vec::new();
+            io::Read::read_to_end(&mut io::stdin().lock(), &mut b).map(|_| b)
+        }
         None => std::fs::read(path),
     };
     let bytes = match read {
@@ -234,6 +239,69 @@ fn check_file(
         butane,
         failure: outcome.failure,
     }
+}
+
+/// One config as upstream's `ignition-validate CONFIG` checks it (`-` for standard input):
+/// always as Ignition JSON, whatever its name; the report on stdout, exit 1 when the config
+/// is invalid or unreadable.
+pub fn validate_one(path: &Path) -> i32 {
+    let read = if path == Path::new("-") {
+        let mut b = Vec::new();
+        io::Read::read_to_end(&mut io::stdin().lock(), &mut b).map(|_| b)
+    } else {
+        std::fs::read(path)
+    };
+    let bytes = match read {
+        Ok(b) => b,
+        Err(e) => {
+            // Go's wording for the failures a user meets.
+            let p = path.display();
+            let why = match e.raw_os_error() {
+                Some(libc::ENOENT) => format!("open {p}: no such file or directory"),
+                Some(libc::EACCES) => format!("open {p}: permission denied"),
+                Some(libc::EISDIR) => format!("read {p}: is a directory"),
+                _ => format!("open {p}: {e}"),
+            };
+            eprintln!("couldn't read config: {why}");
+            return 1;
+        }
+    };
+    // Upstream's validator knows no spec 1 or 2.x config (Flatcar's does: `flint validate`).
+    if let Some((tree, _)) = crate::ignition::legacy_tree(&bytes) {
+        let semver = tree
+            .get("ignition")
+            .and_then(|e| e.value.get("version"))
+            .is_some_and(|e| {
+                matches!(&e.value.value, crate::tree::Value::String(s)
+                    if crate::ignition::version::is_semver(s))
+            });
+        let why = if semver {
+            "unsupported config version"
+        } else {
+            "invalid config version (couldn't parse)"
+        };
+        eprintln!("couldn't parse config: {why}");
+        return 1;
+    }
+    let o = Outcome {
+        file: path.display().to_string(),
+        diagnostics: crate::ignition::check(&bytes),
+        butane: false,
+        text: None,
+        failure: None,
+    };
+    // Upstream trims the white space off the end of its whole report (a last unused key
+    // "x " reads "x").
+    let mut report = Vec::new();
+    let _ = print_lines(&mut report, &mut io::stderr(), &o, None);
+    let report = String::from_utf8_lossy(&report);
+    let report = report.trim_end();
+    let mut out = io::stdout().lock();
+    if !report.is_empty() {
+        let _ = writeln!(out, "{report}");
+    }
+    let _ = out.flush();
+    i32::from(o.failed(false))
 }
 
 /// Runs the command; returns the exit code.

@@ -84,6 +84,7 @@ pub fn from_tree<T: DeserializeOwned>(
         gate,
         flavor,
         unused: RefCell::new(Vec::new()),
+        quiet: std::cell::Cell::new(0),
     };
     let de = NodeDe {
         node,
@@ -99,6 +100,21 @@ struct State<'g> {
     gate: KeyGate<'g>,
     flavor: Flavor,
     unused: RefCell<Vec<Unused>>,
+    /// Above zero while reading below a case-folded key, where nothing is reported unused.
+    quiet: std::cell::Cell<u32>,
+}
+
+/// Go's `encoding/json` matches a key to a field ignoring case with Unicode simple folding
+/// (`ſ` is `s`, the Kelvin sign is `k`); `field` is ASCII.
+fn folds_to(key: &str, field: &str) -> bool {
+    let fold = |c: char| match c {
+        '\u{17f}' => 's',
+        '\u{212a}' => 'k',
+        c => c.to_ascii_lowercase(),
+    };
+    key.chars()
+        .map(fold)
+        .eq(field.chars().map(|c| c.to_ascii_lowercase()))
 }
 
 /// The path to the value being read, kept on the stack as it is walked.
@@ -162,7 +178,9 @@ impl NodeDe<'_, '_, '_> {
             Flavor::Json => {
                 let found = match &self.node.value {
                     // Go quotes the number whole; a hostile one is clipped.
-                    Value::Number(n) if n.to_string().len() > 64 => {
+                    Value::Number(n)
+                        if n.to_string().len() > crate::ignition::MAX_QUOTED_NUMBER =>
+                    {
                         let t = n.to_string();
                         format!("number {}… ({} characters)", &t[..32], t.len())
                     }
@@ -395,10 +413,10 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, DeError> {
-        self.object(Some(name), v)
+        self.object(Some((name, fields)), v)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -421,7 +439,9 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         // Only reached for keys the model has no field for.
-        if let Some(offset) = self.key_offset {
+        if let Some(offset) = self.key_offset
+            && self.st.quiet.get() == 0
+        {
             self.st.unused.borrow_mut().push(Unused {
                 path: self.path.to_json_path(),
                 offset,
@@ -432,7 +452,11 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
 }
 
 impl<'de> NodeDe<'_, '_, '_> {
-    fn object<V: Visitor<'de>>(self, ty: Option<&'static str>, v: V) -> Result<V::Value, DeError> {
+    fn object<V: Visitor<'de>>(
+        self,
+        ty: Option<(&'static str, &'static [&'static str])>,
+        v: V,
+    ) -> Result<V::Value, DeError> {
         let entries = match &self.node.value {
             Value::Object(entries) => entries.as_slice(),
             Value::Null => &[],
@@ -486,9 +510,25 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, '_, '_> {
 struct Map<'a, 'p, 'g> {
     entries: &'a [crate::tree::Entry],
     next: usize,
-    ty: Option<&'static str>,
+    /// The struct's name and its fields' names, when reading a struct.
+    ty: Option<(&'static str, &'static [&'static str])>,
     path: &'p Path<'p>,
     st: &'a State<'g>,
+}
+
+impl<'a> Map<'a, '_, '_> {
+    /// The struct field a key fills: Go's JSON decoder matches field names exactly, or else
+    /// case-insensitively; YAML matches exactly.
+    fn field_for(&self, key: &'a str) -> &'a str {
+        match self.ty {
+            Some((_, fields)) if self.st.flavor == Flavor::Json && !fields.contains(&key) => fields
+                .iter()
+                .find(|f| folds_to(key, f))
+                .copied()
+                .unwrap_or(key),
+            _ => key,
+        }
+    }
 }
 
 impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
@@ -499,24 +539,47 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
         while let Some(e) = self.entries.get(self.next) {
-            // Go keeps the last of repeated keys.
-            let repeated = self.entries[self.next + 1..].iter().any(|l| l.key == e.key);
-            if repeated {
-                self.next += 1;
-                continue;
-            }
-            if let Some(ty) = self.ty
-                && !(self.st.gate)(ty, &e.key)
-            {
+            let field = self.field_for(&e.key);
+            // Go decodes repeated keys in turn (matched case-insensitively, for JSON): the
+            // last one counts, but a later `null` changes nothing.
+            let json = self.st.flavor == Flavor::Json;
+            let repeated = self.entries[self.next + 1..].iter().any(|l| {
+                self.field_for(&l.key) == field && !(json && matches!(l.value.value, Value::Null))
+            }) || (json
+                && matches!(e.value.value, Value::Null)
+                && self.entries[..self.next]
+                    .iter()
+                    .any(|l| self.field_for(&l.key) == field));
+            let unused = |st: &State<'_>| {
+                if st.quiet.get() > 0 {
+                    return;
+                }
                 let path = Path::Key(self.path, &e.key);
-                self.st.unused.borrow_mut().push(Unused {
+                st.unused.borrow_mut().push(Unused {
                     path: path.to_json_path(),
                     offset: e.key_start,
                 });
+            };
+            if repeated {
+                if field != e.key {
+                    unused(self.st);
+                }
                 self.next += 1;
                 continue;
             }
-            let de: de::value::StrDeserializer<'_, DeError> = e.key.as_str().into_deserializer();
+            if let Some((ty, _)) = self.ty
+                && !(self.st.gate)(ty, field)
+            {
+                unused(self.st);
+                self.next += 1;
+                continue;
+            }
+            if field != e.key {
+                // Decoded into the field, yet not the field's exact name: upstream's
+                // unused-key pass still reports it.
+                unused(self.st);
+            }
+            let de: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
             return seed.deserialize(de).map(Some);
         }
         Ok(None)
@@ -526,12 +589,22 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
         let e = &self.entries[self.next];
         self.next += 1;
         let path = Path::Key(self.path, &e.key);
-        seed.deserialize(NodeDe {
+        // Below a key matched only case-insensitively upstream's unused-key pass finds no
+        // JSON for the struct (it looks by exact name) and reports nothing.
+        let folded = self.field_for(&e.key) != e.key;
+        if folded {
+            self.st.quiet.set(self.st.quiet.get() + 1);
+        }
+        let r = seed.deserialize(NodeDe {
             node: &e.value,
             path: &path,
             key_offset: Some(e.key_start),
             st: self.st,
-        })
+        });
+        if folded {
+            self.st.quiet.set(self.st.quiet.get() - 1);
+        }
+        r
     }
 }
 

@@ -8,7 +8,7 @@ use super::proxy::ProxyConfig;
 use super::url::{Url, redact};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use ureq::tls::{Certificate, RootCerts, TlsConfig, TlsProvider};
+use ureq::tls::Certificate;
 
 const MAX_REDIRECTS: usize = 10;
 /// What Ignition accepts, sent with every HTTP(S) fetch unless the config overrides it.
@@ -71,30 +71,62 @@ const BROKEN_BODY_TRIES: u32 = 3;
 
 impl HttpClient {
     fn agent(&self, target: &Url) -> Result<ureq::Agent, String> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let tls = TlsConfig::builder()
-            .provider(TlsProvider::Rustls)
-            .root_certs(RootCerts::new_with_certs(&self.roots))
-            .unversioned_rustls_crypto_provider(provider)
-            .build();
-        let proxy = match self
+        use super::connect::{AbsoluteForm, TlsConnector, ToProxy};
+        use ureq::unversioned::resolver::DefaultResolver;
+        use ureq::unversioned::transport::{ConnectProxyConnector, Connector, TcpConnector};
+        let proxy = self
             .proxy
-            .for_target(&target.scheme, target.bare_host(), target.port)
-        {
+            .for_target(&target.scheme, target.bare_host(), target.port);
+        let config = |proxy: Option<ureq::Proxy>| {
+            ureq::Agent::config_builder()
+                .proxy(proxy)
+                .max_redirects(0)
+                .http_status_as_error(false)
+                .timeout_recv_response(Some(self.response_header_timeout))
+                .timeout_connect(Some(self.response_header_timeout))
+                // Set per request, so that a config header can replace it.
+                .user_agent(ureq::config::AutoHeaderValue::None)
+                .build()
+        };
+        // Plain HTTP through a proxy: absolute-form requests to the proxy (see connect.rs).
+        if let (Some(p), "http") = (proxy, target.scheme.as_str()) {
+            let uri: ureq::http::Uri =
+                p.parse().map_err(|e| format!("proxy {}: {e}", redact(p)))?;
+            let auth = uri
+                .authority()
+                .and_then(|a| a.as_str().rsplit_once('@'))
+                .map(|(user, _)| {
+                    let user = crate::ignition::dataurl::percent_decode(user);
+                    format!(
+                        "Basic {}",
+                        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, user)
+                    )
+                });
+            let connector = TcpConnector::default().chain(AbsoluteForm { auth });
+            return Ok(ureq::Agent::with_parts(
+                config(None),
+                connector,
+                ToProxy(uri),
+            ));
+        }
+        let proxy = match proxy {
             Some(p) => Some(ureq::Proxy::new(p).map_err(|e| format!("proxy {}: {e}", redact(p)))?),
             None => None,
         };
-        Ok(ureq::Agent::config_builder()
-            .tls_config(tls)
-            .proxy(proxy)
-            .max_redirects(0)
-            .http_status_as_error(false)
-            .timeout_recv_response(Some(self.response_header_timeout))
-            .timeout_connect(Some(self.response_header_timeout))
-            // Set per request, so that a config header can replace it.
-            .user_agent(ureq::config::AutoHeaderValue::None)
-            .build()
-            .into())
+        let roots: Vec<rustls::pki_types::CertificateDer<'static>> = self
+            .roots
+            .iter()
+            .map(|c| rustls::pki_types::CertificateDer::from(c.der().to_vec()))
+            .collect();
+        let tls = TlsConnector(super::connect::client_config(&roots)?);
+        let connector = ConnectProxyConnector::default()
+            .chain(TcpConnector::default())
+            .chain(tls);
+        Ok(ureq::Agent::with_parts(
+            config(proxy),
+            connector,
+            DefaultResolver::default(),
+        ))
     }
 
     /// Fetches `url` with the config's `headers` (name, value); follows redirects. Only 2xx

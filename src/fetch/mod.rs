@@ -4,6 +4,7 @@
 
 pub mod aws;
 pub mod cloud;
+pub mod connect;
 pub mod http;
 pub mod lowport;
 pub mod metadata;

@@ -1,6 +1,11 @@
 //! The Ignition config: model, versions, parsing, validation.
 
+/// Longest number quoted whole in a type error, as Go quotes it; a longer (hostile) one is
+/// clipped to its first 32 characters and its length (see differences.md).
+pub const MAX_QUOTED_NUMBER: usize = 1024;
+
 pub mod dataurl;
+mod gotype;
 pub mod legacy;
 pub mod merge;
 pub mod parse;
@@ -24,6 +29,11 @@ pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
 
 /// [`check`] with the validator `options` name (e.g. Flatcar's, which accepts `oem://`).
 pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
+    if options == validate::Options::FLATCAR
+        && let Some(d) = flatcar_version_error(bytes)
+    {
+        return vec![d];
+    }
     if let Some((tree, version)) = legacy_tree(bytes) {
         return legacy::check(bytes, tree, version);
     }
@@ -36,6 +46,81 @@ pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
             out.extend(p.warnings);
             out
         }
+    }
+}
+
+/// How Flatcar's validator refuses the version of `bytes`, where it differs from upstream's:
+/// its version stub also reads `ignitionVersion` (an integer; anything else is Go's type
+/// error), an empty `ignition.version` stands for `ignitionVersion` as `N.0.0`, and every
+/// major version but 3 goes to the 2.x parser, whose refusal it wraps.
+fn flatcar_version_error(bytes: &[u8]) -> Option<Diagnostic> {
+    use crate::tree::Value;
+    let tree = parse::read_json(bytes).ok()?;
+    // Anything but an object (at the top and under `ignition`) is the stub's type error.
+    if !matches!(tree.value, Value::Object(_) | Value::Null)
+        || tree
+            .get("ignition")
+            .is_some_and(|e| !matches!(e.value.value, Value::Object(_) | Value::Null))
+    {
+        return None;
+    }
+    let number = match tree.get("ignitionVersion").map(|e| &e.value) {
+        None => None,
+        Some(n) => match &n.value {
+            Value::Null => None,
+            Value::Number(t) if t.parse::<i64>().is_ok() => t.parse::<i64>().ok(),
+            v => {
+                let found = match v {
+                    Value::Number(t) => format!("number {t}"),
+                    v => v.kind_name().to_string(),
+                };
+                let pos = if n.end as usize >= bytes.len() {
+                    crate::tree::LineCol { line: 0, col: 0 }
+                } else {
+                    crate::tree::Source::new(bytes).locate(n.end)
+                };
+                return Some(Diagnostic::error(
+                    None,
+                    Some(pos),
+                    format!(
+                        "json: cannot unmarshal {found} into Go struct field versionStub.ignitionVersion of type int"
+                    ),
+                ));
+            }
+        },
+    };
+    let version = tree
+        .get("ignition")
+        .and_then(|e| e.value.get("version"))
+        .map(|e| &e.value.value);
+    // The 2.x chain ends with the spec 1 decoder: what it cannot decode is "not valid".
+    let two_x = |tree: &crate::tree::Node| {
+        Diagnostic::fatal(if legacy::decodes_as_v1(tree) {
+            "unable to parse 2.x ignition: unsupported config version"
+        } else {
+            "unable to parse 2.x ignition: config is not valid"
+        })
+    };
+    match version {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if s.is_empty() => {}
+        Some(Value::String(s)) => {
+            // A semantic version of another major than 3 that the 2.x parser does not read.
+            let other_major = version::is_semver(s) && s.split('.').next() != Some("3");
+            return match legacy::detect(&tree) {
+                Some(Ok(_)) => None,
+                _ if other_major => Some(two_x(&tree)),
+                _ => None,
+            };
+        }
+        Some(_) => return None,
+    }
+    match number.unwrap_or(0) {
+        n if n < 0 => Some(Diagnostic::fatal(
+            version::VersionError::Invalid.to_string(),
+        )),
+        1 | 3 => None,
+        _ => Some(two_x(&tree)),
     }
 }
 

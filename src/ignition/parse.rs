@@ -4,12 +4,13 @@
 //! the version stub (`ignition.version`), the version itself, then the full model with type
 //! errors; keys the model (or the document's version) does not have become warnings.
 
+use super::gotype;
 use super::types::Config;
 use super::version::Version;
 use crate::de::{self, DeError};
 use crate::diag::Diagnostic;
 use crate::json;
-use crate::tree::{Node, Source};
+use crate::tree::{JsonPath, LineCol, Node, Source, Value};
 use serde::Deserialize;
 
 /// A config read successfully, with the tree it came from for locating diagnostics.
@@ -34,6 +35,37 @@ struct StubIgnition {
     version: Option<String>,
 }
 
+/// Where upstream places an error reported at byte `offset` (Go's offset: just after the
+/// offending value or character). Upstream's locator finds no line for an offset at the
+/// very end of the input and prints line 0 col 0.
+fn go_locate(src: &Source, len: usize, offset: u32) -> LineCol {
+    if offset as usize >= len {
+        LineCol { line: 0, col: 0 }
+    } else {
+        src.locate(offset)
+    }
+}
+
+/// A type error as Go's decoder words it (no JSON path: upstream prints none), when it is
+/// one; `version` is `None` while reading the version stub.
+fn go_de_error(
+    src: &Source,
+    tree: &Node,
+    len: usize,
+    e: DeError,
+    version: Option<Version>,
+) -> Diagnostic {
+    let pos = e.offset.map(|o| go_locate(src, len, o));
+    if let Some(path) = &e.path
+        && let Some(message) = gotype::type_error(path, &tree.deepest(path).value, version)
+    {
+        return Diagnostic::error(None, pos, message);
+    }
+    Diagnostic::error(e.path, pos, e.message)
+}
+
+/// A decoding error as it is, at its JSON path (legacy configs, whose validator words its
+/// own).
 pub(crate) fn de_error(src: &Source, e: DeError) -> Diagnostic {
     Diagnostic::error(e.path, e.offset.map(|o| src.locate(o)), e.message)
 }
@@ -45,8 +77,8 @@ pub fn read_json(bytes: &[u8]) -> Result<Node, Diagnostic> {
         // Go reports a syntax error after reading the offending byte; an unexpected end of
         // input has no position and prints as line 0 col 0.
         let pos = match e.at {
-            Some(at) => src.locate(at + 1),
-            None => crate::tree::LineCol { line: 0, col: 0 },
+            Some(at) => go_locate(&src, bytes.len(), at + 1),
+            None => LineCol { line: 0, col: 0 },
         };
         Diagnostic::error(None, Some(pos), e.message)
     })
@@ -62,7 +94,8 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
     let tree = read_json(bytes)?;
 
     let all_keys = |_: &'static str, _: &str| true;
-    let (stub, _) = de::from_node::<Stub>(&tree, &all_keys).map_err(|e| de_error(&src, e))?;
+    let (stub, _) = de::from_node::<Stub>(&tree, &all_keys)
+        .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, None))?;
     let version_text = stub
         .ignition
         .version
@@ -70,18 +103,131 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
     let version = Version::parse(&version_text).map_err(|e| Diagnostic::fatal(e.to_string()))?;
 
     let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
-    let (config, unused) = de::from_node::<Config>(&tree, &gate).map_err(|e| de_error(&src, e))?;
-    let warnings = unused
+    let (mut config, mut unused) = de::from_node::<Config>(&tree, &gate)
+        .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, Some(version)))?;
+    if version == Version::V3_0 {
+        drop_reference_compression(&mut config, &tree, &mut unused);
+    }
+    if version == Version::V3_2 {
+        mark_custom_objects(&mut config, &tree);
+    }
+    let unused_paths: Vec<JsonPath> = unused.iter().map(|u| u.path.clone()).collect();
+    let mut found: Vec<(u32, Diagnostic)> = unused
         .into_iter()
         .map(|u| {
-            let pos = src.locate(u.offset);
-            u.warning(pos)
+            let offset = u.offset;
+            (offset, u.warning(src.locate(offset)))
         })
         .collect();
+    null_structs(
+        &tree,
+        &JsonPath::root(),
+        version,
+        &unused_paths,
+        &mut |path, node| {
+            found.push((
+            node.start,
+            Diagnostic::warning(
+                Some(path.clone()),
+                Some(src.locate(node.start)),
+                format!(
+                    "context tree does not match content tree at {path}. Line and column reporting may be inconsistent. Unused keys may not be reported"
+                ),
+            ),
+        ));
+        },
+    );
+    found.sort_by_key(|(offset, _)| *offset);
+    let warnings = found.into_iter().map(|(_, d)| d).collect();
     Ok(Parsed {
         config,
         version,
         tree,
         warnings,
     })
+}
+
+/// Calls `report` for every `null` that stands where the model has a struct: upstream's
+/// unused-key pass walks every struct of the decoded config and, finding no JSON object for
+/// it, warns that its context tree does not match the content. Keys the version does not
+/// have (`unused`) are not part of the model and are skipped.
+fn null_structs(
+    node: &Node,
+    path: &JsonPath,
+    version: Version,
+    unused: &[JsonPath],
+    report: &mut dyn FnMut(&JsonPath, &Node),
+) {
+    match &node.value {
+        Value::Null if !path.is_root() && gotype::is_walked_struct(path, version) => {
+            report(path, node)
+        }
+        Value::Object(entries) => {
+            for (i, e) in entries.iter().enumerate() {
+                // Go keeps the last of repeated keys.
+                if entries[i + 1..].iter().any(|l| l.key == e.key) {
+                    continue;
+                }
+                let p = path.key(&e.key);
+                if !unused.contains(&p) {
+                    null_structs(&e.value, &p, version, unused, report);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                null_structs(item, &path.index(i), version, unused, report);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// 3.0.0's config and CA references had no `compression` (the shared model does): there it
+/// is an unused key, and ignored.
+fn drop_reference_compression(config: &mut Config, tree: &Node, unused: &mut Vec<de::Unused>) {
+    let ig = JsonPath::root().key("ignition");
+    let merge = ig.key("config").key("merge");
+    let cas = ig.key("security").key("tls").key("certificateAuthorities");
+    let mut refs: Vec<(JsonPath, &mut super::types::Resource)> = Vec::new();
+    for (i, r) in config.ignition.config.merge.iter_mut().enumerate() {
+        refs.push((merge.index(i), r));
+    }
+    refs.push((
+        ig.key("config").key("replace"),
+        &mut config.ignition.config.replace,
+    ));
+    for (i, r) in config
+        .ignition
+        .security
+        .tls
+        .certificate_authorities
+        .iter_mut()
+        .enumerate()
+    {
+        refs.push((cas.index(i), r));
+    }
+    for (path, r) in refs {
+        let key = path.key("compression");
+        if let Some(offset) = tree.key_marker(&key) {
+            r.compression = None;
+            unused.push(de::Unused { path: key, offset });
+        }
+    }
+}
+
+/// 3.2.0 held `clevis.custom` by pointer, so an empty `custom: {}` was still "given" (and
+/// clashes with tpm2, tang or threshold). The shared model cannot tell `{}` from absent;
+/// `needsNetwork: false`, which means the same as absent, marks it.
+fn mark_custom_objects(config: &mut Config, tree: &Node) {
+    let luks = JsonPath::root().key("storage").key("luks");
+    for (i, l) in config.storage.luks.iter_mut().enumerate() {
+        let custom = luks.index(i).key("clevis").key("custom");
+        let node = tree.deepest(&custom);
+        let is_custom =
+            tree.key_marker(&custom).is_some() && matches!(node.value, Value::Object(_));
+        if is_custom && l.clevis.custom.needs_network.is_none() {
+            l.clevis.custom.needs_network = Some(false);
+        }
+    }
 }

@@ -6,9 +6,10 @@
 use crate::tree::{Entry, Node, Value};
 use std::fmt;
 
-/// Containers nested deeper than this are refused; real configs nest less than ten deep, and
-/// the limit keeps hostile input from exhausting the stack.
-pub const MAX_DEPTH: usize = 500;
+/// Containers nested deeper than this are refused, as Go's decoder refuses them (upstream's
+/// limit, so that a deep value under an unknown key is only a warning there too); the limit
+/// keeps hostile input from exhausting the stack (each level costs a few hundred bytes).
+pub const MAX_DEPTH: usize = 10_000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SyntaxError {
@@ -25,7 +26,35 @@ impl fmt::Display for SyntaxError {
 }
 
 pub fn parse(bytes: &[u8]) -> Result<Node, SyntaxError> {
-    let mut p = Parser { b: bytes, i: 0 };
+    // Few containers cannot nest deep: parse here. Otherwise parse on a thread whose stack
+    // holds MAX_DEPTH levels (the main thread's may not, in an initramfs or a debug build);
+    // should no such thread start, a shallower limit keeps this stack safe.
+    if bytes.iter().filter(|&&b| b == b'[' || b == b'{').count() <= SHALLOW_DEPTH {
+        return parse_with(bytes, SHALLOW_DEPTH);
+    }
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("json-parse".into())
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(s, || parse_with(bytes, MAX_DEPTH))
+            .ok()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_else(|| parse_with(bytes, SHALLOW_DEPTH))
+    })
+}
+
+/// A depth any stack holds; also the limit when no deep-parsing thread can start.
+const SHALLOW_DEPTH: usize = 500;
+
+/// Stack for parsing MAX_DEPTH levels, with room to spare (only address space until used).
+const DEEP_STACK: usize = 256 << 20;
+
+fn parse_with(bytes: &[u8], max_depth: usize) -> Result<Node, SyntaxError> {
+    let mut p = Parser {
+        b: bytes,
+        i: 0,
+        max_depth,
+    };
     p.skip_ws();
     let node = p.value(0, "looking for beginning of value")?;
     p.skip_ws();
@@ -38,15 +67,79 @@ pub fn parse(bytes: &[u8]) -> Result<Node, SyntaxError> {
 struct Parser<'a> {
     b: &'a [u8],
     i: usize,
+    max_depth: usize,
 }
 
-fn describe(c: u8) -> String {
-    match c {
-        b'\'' => "'\\''".to_string(),
-        b'"' => "'\"'".to_string(),
-        0x20..=0x7e => format!("'{}'", c as char),
-        _ => format!("'\\x{c:02x}'"),
+/// The character starting at `b[0]` as Go's decoder names it in a syntax error (it reads
+/// whole UTF-8 characters), with its length in bytes.
+fn describe(b: &[u8]) -> (String, usize) {
+    let c = b[0];
+    if c < 0x80 {
+        let text = match c {
+            b'\'' => "'\\''".to_string(),
+            b'"' => "'\"'".to_string(),
+            _ => format!("'{}'", go_escape(c as char)),
+        };
+        return (text, 1);
     }
+    let len = match c {
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => 1,
+    };
+    match b.get(..len).and_then(|s| std::str::from_utf8(s).ok()) {
+        Some(s) => {
+            let ch = s.chars().next().expect("one character");
+            (format!("'{}'", go_escape(ch)), len)
+        }
+        // Not UTF-8: Go names the byte.
+        None => (format!("'\\x{c:02x}'"), 1),
+    }
+}
+
+/// A character as Go's `strconv.Quote` writes it: printable ones as they are, others escaped.
+fn go_escape(ch: char) -> String {
+    match ch {
+        '\u{7}' => "\\a".into(),
+        '\u{8}' => "\\b".into(),
+        '\u{c}' => "\\f".into(),
+        '\n' => "\\n".into(),
+        '\r' => "\\r".into(),
+        '\t' => "\\t".into(),
+        '\u{b}' => "\\v".into(),
+        '\\' => "\\\\".into(),
+        c if (c as u32) < 0x20 || c == '\u{7f}' => format!("\\x{:02x}", c as u32),
+        c if go_printable(c) => c.to_string(),
+        c if (c as u32) < 0x10000 => format!("\\u{:04x}", c as u32),
+        c => format!("\\U{:08x}", c as u32),
+    }
+}
+
+/// Go's `unicode.IsPrint`, near enough for error messages: not a control, format, separator
+/// (other than the space), private-use or non-character code point.
+fn go_printable(c: char) -> bool {
+    let u = c as u32;
+    let format_chars = matches!(
+        u,
+        0xad | 0x600..=0x605
+            | 0x61c
+            | 0x6dd
+            | 0x70f
+            | 0x180e
+            | 0x200b..=0x200f
+            | 0x202a..=0x202e
+            | 0x2060..=0x2064
+            | 0x2066..=0x206f
+            | 0xfeff
+            | 0xfff9..=0xfffb
+            | 0xe0001
+            | 0xe0020..=0xe007f
+    );
+    let separators = c != ' ' && c.is_whitespace();
+    let private = matches!(u, 0xe000..=0xf8ff | 0xf0000..=0x10ffff);
+    let nonchar = (u & 0xfffe) == 0xfffe || (0xfdd0..=0xfdef).contains(&u);
+    !(c.is_control() || format_chars || separators || private || nonchar)
 }
 
 impl Parser<'_> {
@@ -60,10 +153,14 @@ impl Parser<'_> {
     fn bad(&self, context: &str) -> SyntaxError {
         match self.b.get(self.i) {
             None => Self::eof(),
-            Some(&c) => SyntaxError {
-                at: Some(self.i as u32),
-                message: format!("invalid character {} {context}", describe(c)),
-            },
+            Some(_) => {
+                let (text, len) = describe(&self.b[self.i..]);
+                SyntaxError {
+                    // Go reports the position after the whole character.
+                    at: Some((self.i + len - 1) as u32),
+                    message: format!("invalid character {text} {context}"),
+                }
+            }
         }
     }
 
@@ -98,10 +195,10 @@ impl Parser<'_> {
     }
 
     fn enter(&self, depth: usize) -> Result<(), SyntaxError> {
-        if depth > MAX_DEPTH {
+        if depth > self.max_depth {
             return Err(SyntaxError {
                 at: Some(self.i as u32),
-                message: format!("exceeded max depth of {MAX_DEPTH} nested values"),
+                message: "exceeded max depth".into(),
             });
         }
         Ok(())
@@ -183,7 +280,7 @@ impl Parser<'_> {
                     let ctx = format!(
                         "in literal {} (expecting {})",
                         String::from_utf8_lossy(word),
-                        describe(word[k])
+                        describe(&word[k..]).0
                     );
                     return Err(self.bad(&ctx));
                 }
@@ -233,14 +330,38 @@ impl Parser<'_> {
         Ok(Value::Number(text.into()))
     }
 
+    /// The input ends inside an escape: upstream reports this end at the backslash.
+    fn eof_in_escape(backslash: usize) -> SyntaxError {
+        SyntaxError {
+            at: Some(backslash as u32 - 1),
+            ..Self::eof()
+        }
+    }
+
+    /// An escape upstream's decoder refuses: named whole, reported after its last byte.
+    fn bad_escape(&self, start: usize, end: usize) -> SyntaxError {
+        if end > self.b.len() {
+            return Self::eof_in_escape(start);
+        }
+        SyntaxError {
+            at: Some(end as u32 - 1),
+            message: format!(
+                "invalid escape sequence `{}` in string",
+                String::from_utf8_lossy(&self.b[start..end])
+            ),
+        }
+    }
+
     fn hex4(&mut self) -> Result<u32, SyntaxError> {
+        // `\uXXXX`: the backslash is two bytes back.
+        let start = self.i - 2;
         let mut v = 0u32;
         for _ in 0..4 {
             let d = match self.peek() {
                 Some(c @ b'0'..=b'9') => c - b'0',
                 Some(c @ b'a'..=b'f') => c - b'a' + 10,
                 Some(c @ b'A'..=b'F') => c - b'A' + 10,
-                _ => return Err(self.bad("in \\u hexadecimal character escape")),
+                _ => return Err(self.bad_escape(start, start + 6)),
             };
             v = v * 16 + d as u32;
             self.i += 1;
@@ -266,7 +387,7 @@ impl Parser<'_> {
                     self.escape(&mut out)?;
                     run = self.i;
                 }
-                Some(c) if c < 0x20 => return Err(self.bad("in string literal")),
+                Some(c) if c < 0x20 => return Err(self.bad("in string")),
                 Some(_) => self.i += 1,
             }
         }
@@ -279,7 +400,7 @@ impl Parser<'_> {
 
     fn escape(&mut self, out: &mut Vec<u8>) -> Result<(), SyntaxError> {
         let c = match self.peek() {
-            None => return Err(Self::eof()),
+            None => return Err(Self::eof_in_escape(self.i - 1)),
             Some(c) => c,
         };
         let simple = match c {
@@ -292,7 +413,14 @@ impl Parser<'_> {
             b'r' => Some(b'\r'),
             b't' => Some(b'\t'),
             b'u' => None,
-            _ => return Err(self.bad("in string escape code")),
+            // Upstream names a non-ASCII byte alone, Go-quoted.
+            c if c >= 0x80 => {
+                return Err(SyntaxError {
+                    at: Some(self.i as u32),
+                    message: format!("invalid escape sequence \"\\\\\\x{c:02x}\" in string"),
+                });
+            }
+            _ => return Err(self.bad_escape(self.i - 1, self.i + 1)),
         };
         self.i += 1;
         if let Some(b) = simple {
@@ -373,12 +501,22 @@ mod tests {
     fn strings_decode_escapes_and_bad_utf8() {
         let n = parse(b"\"a\\u00e9\\ud83d\\ude00\\n\xff\"").unwrap();
         assert_eq!(n.value, Value::String("a\u{e9}\u{1F600}\n\u{FFFD}".into()));
-        assert!(err("\"\x01\"").message.contains("in string literal"));
+        assert!(err("\"\x01\"").message.contains("in string"));
+        assert_eq!(
+            err(r#"{"a":"\q"}"#).message,
+            "invalid escape sequence `\\q` in string"
+        );
+        assert_eq!(err(r#"{"a":"\u12x4"}"#).at, Some(11));
     }
 
     #[test]
     fn depth_is_limited() {
         let deep = "[".repeat(MAX_DEPTH + 1);
-        assert!(err(&deep).message.contains("max depth"));
+        let e = err(&deep);
+        assert_eq!(e.message, "exceeded max depth");
+        assert_eq!(e.at, Some(MAX_DEPTH as u32));
+        // Upstream's limit: as deep as it reads, read here too (on a test thread's stack).
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(ok.as_bytes()).is_ok());
     }
 }

@@ -58,6 +58,14 @@ pub enum Change {
         replace: bool,
     },
     Remove,
+    /// Appends to a file, creating it (0644, root:root) when missing; an existing file keeps
+    /// its mode and owner.
+    Append {
+        data: Vec<u8>,
+        create: bool,
+    },
+    /// Removes a unit's enablement links (`systemctl disable`); `path` is the unit.
+    Disable,
 }
 
 impl Change {
@@ -65,12 +73,12 @@ impl Change {
     /// directory other entries were resolved through).
     fn replaces(&self) -> bool {
         match self {
-            Change::CreateParent | Change::SetAttrs { .. } => false,
+            Change::CreateParent | Change::SetAttrs { .. } | Change::Append { .. } => false,
             Change::WriteFile { replace, .. }
             | Change::CreateDir { replace, .. }
             | Change::Symlink { replace, .. }
             | Change::Hardlink { replace, .. } => *replace,
-            Change::Remove => true,
+            Change::Remove | Change::Disable => true,
         }
     }
 }
@@ -130,6 +138,11 @@ impl Action {
                 if *replace { "replace" } else { "create" }
             ),
             Change::Remove => format!("remove {p}"),
+            Change::Append { data, create: true } => {
+                format!("create file {p} ({} bytes, 0644, root:root)", data.len())
+            }
+            Change::Append { data, .. } => format!("append {} bytes to {p}", data.len()),
+            Change::Disable => format!("disable unit {p}"),
         }
     }
 
@@ -142,6 +155,9 @@ impl Action {
             Change::Symlink { .. } => "create-symlink",
             Change::Hardlink { .. } => "create-hardlink",
             Change::Remove => "remove",
+            Change::Append { create: true, .. } => "write-file",
+            Change::Append { .. } => "append",
+            Change::Disable => "disable-unit",
         }
     }
 }
@@ -229,14 +245,49 @@ fn ordered(cfg: &Config) -> Vec<(usize, JsonPath, String)> {
     v.into_iter().map(|(k, j, p, _)| (k, j, p)).collect()
 }
 
+/// Two entries whose paths lead to the same place once the root's links are followed are an
+/// error, found (as upstream finds it) before anything is written.
+fn same_place(cfg: &Config, root: &Root) -> Result<(), EntryError> {
+    let st = JsonPath::root().key("storage");
+    let mut seen: std::collections::HashMap<String, String> = Default::default();
+    let entries = (cfg.storage.directories.iter().enumerate())
+        .map(|(i, d)| (st.key("directories").index(i), &d.path))
+        .chain(
+            (cfg.storage.files.iter().enumerate())
+                .map(|(i, f)| (st.key("files").index(i), &f.path)),
+        )
+        .chain(
+            (cfg.storage.links.iter().enumerate())
+                .map(|(i, l)| (st.key("links").index(i), &l.path)),
+        );
+    for (entry, path) in entries {
+        let Ok(r) = root.resolve(path) else { continue };
+        if let Some(other) = seen.insert(r.inner.clone(), path.clone()) {
+            return Err(EntryError {
+                entry,
+                message: format!(
+                    "{path} resolves to {} through the root's symbolic links, where {other} also resolves",
+                    r.inner
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Plans (and with `apply`, carries out) the files, directories and links of `cfg`.
+/// `first_run` (no result record in the root yet): existing files meet the config as they
+/// meet upstream's (contents over a file without `overwrite` fail, appends always append);
+/// on later runs an entry already in its desired state is left alone.
 pub fn run(
     cfg: &Config,
     fetched: &Fetched,
     root: &Root,
     owners: &Owners,
     apply: bool,
+    first_run: bool,
 ) -> Result<Vec<Action>, EntryError> {
+    same_place(cfg, root)?;
     let mut planned_dirs: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
     for (kind, entry, path) in ordered(cfg) {
@@ -251,8 +302,8 @@ pub fn run(
             _ => 0,
         };
         let change = match kind {
-            0 => plan_dir(cfg, idx, &r.host, owners, &planned_dirs).map_err(fail)?,
-            1 => plan_file(cfg, idx, &entry, fetched, &r.host, owners).map_err(fail)?,
+            0 => plan_dir(cfg, idx, &r.host, owners, &planned_dirs, first_run).map_err(fail)?,
+            1 => plan_file(cfg, idx, &entry, fetched, &r.host, owners, first_run).map_err(fail)?,
             _ => {
                 plan_link(cfg, idx, &r.host, &r.inner, root, owners, &planned_dirs).map_err(fail)?
             }
@@ -283,6 +334,7 @@ fn plan_file(
     fetched: &Fetched,
     host: &Path,
     owners: &Owners,
+    first_run: bool,
 ) -> Result<Option<Change>, String> {
     let f = &cfg.storage.files[i];
     let base = fetched.get(&entry.key("contents")).map(|d| d.to_vec());
@@ -323,9 +375,12 @@ fn plan_file(
             let current = std::fs::read(host).map_err(|e| e.to_string())?;
             let cur_mode = meta.permissions().mode() & 0o7777;
             let (cur_uid, cur_gid) = (meta.uid(), meta.gid());
+            if base.is_some() && !overwrite && first_run {
+                return Err("file exists; set overwrite to replace it".into());
+            }
             let want = match &base {
                 Some(b) => Some([b.clone(), appends.clone()].concat()),
-                None if !appends.is_empty() && !current.ends_with(&appends) => {
+                None if !appends.is_empty() && (first_run || !current.ends_with(&appends)) => {
                     Some([current.clone(), appends.clone()].concat())
                 }
                 None => None,
@@ -383,6 +438,7 @@ fn plan_dir(
     host: &Path,
     owners: &Owners,
     planned: &HashSet<String>,
+    first_run: bool,
 ) -> Result<Option<Change>, String> {
     let d = &cfg.storage.directories[i];
     let overwrite = d.overwrite == Some(true);
@@ -401,7 +457,9 @@ fn plan_dir(
             let empty = std::fs::read_dir(host)
                 .map(|mut r| r.next().is_none())
                 .unwrap_or(true);
-            if overwrite && !empty {
+            // Upstream empties it on every run; flint on the first (later runs find the
+            // entries the config put in it since).
+            if overwrite && !empty && first_run {
                 return Ok(Some(create(true)));
             }
             let defaults = overwrite;
@@ -470,16 +528,11 @@ fn plan_link(
     }
     let (uid, gid) = ids(owners, &l.user, &l.group)?;
     // Without an owner, the link gets the owner of what it points to (as upstream does).
+    // As upstream, the owner of whatever the new link reaches when followed by the kernel
+    // from its directory: an absolute target is a host path there (upstream stats the link).
     let pointed = || -> (u32, u32) {
-        let abs = if target.starts_with('/') {
-            target.clone()
-        } else {
-            format!("{}/{target}", inner.rsplit_once('/').map_or("", |(d, _)| d))
-        };
-        root.resolve(&crate::ignition::validate::paths::clean(&abs))
-            .ok()
-            .and_then(|r| std::fs::metadata(&r.host).ok())
-            .map_or((0, 0), |m| (m.uid(), m.gid()))
+        let dir = host.parent().unwrap_or(Path::new("/"));
+        std::fs::metadata(dir.join(&target)).map_or((0, 0), |m| (m.uid(), m.gid()))
     };
     let create = |replace| {
         let (pu, pg) = pointed();
@@ -609,6 +662,17 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
             std::fs::hard_link(root.host(target), &host)
         }
         Change::Remove => remove_any(&host),
+        Change::Append { data, .. } => {
+            use std::io::Write;
+            use std::os::unix::fs::OpenOptionsExt;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .mode(0o644)
+                .open(&host)?;
+            f.write_all(data)
+        }
+        Change::Disable => disable_unit(&root.dir, &a.path),
     }
 }
 
@@ -657,39 +721,116 @@ fn parents(planned: &mut HashSet<String>, entry: &JsonPath, missing: &[String]) 
         .collect()
 }
 
-/// The preset line of an enabled unit; instances of a template share one line.
-fn preset_lines(cfg: &Config) -> Vec<String> {
-    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
-    for u in cfg.systemd.units.iter().filter(|u| u.enabled == Some(true)) {
-        let (unit, instance) = match u.name.split_once('@') {
-            Some((prefix, rest)) if rest.contains('.') && !rest.starts_with('.') => {
-                let (inst, suffix) = rest.rsplit_once('.').expect("checked");
-                (format!("{prefix}@.{suffix}"), Some(inst.to_string()))
-            }
+/// The preset entries of the config, as upstream orders them: one per unit name and state
+/// (`enabled: true` or `false`), instances of a template sharing the entry of their template
+/// (`c@.service x y`), sorted by `NAME-enabled` / `NAME-disabled`.
+fn presets(cfg: &Config) -> Vec<(String, bool)> {
+    let mut entries: Vec<(String, String, bool, Vec<String>)> = Vec::new();
+    for u in &cfg.systemd.units {
+        let Some(enabled) = u.enabled else { continue };
+        let state = if enabled { "enabled" } else { "disabled" };
+        let (unit, instance) = match (u.name.find('@'), u.name.rfind('.')) {
+            (Some(at), Some(dot)) if dot > at => (
+                format!("{}{}", &u.name[..=at], &u.name[dot..]),
+                Some(u.name[at + 1..dot].to_string()),
+            ),
             _ => (u.name.clone(), None),
         };
-        match lines.iter_mut().find(|(n, _)| *n == unit) {
-            Some((_, insts)) => insts.extend(instance),
-            None => lines.push((unit, instance.into_iter().collect())),
+        let key = format!("{unit}-{state}");
+        match entries.iter_mut().find(|e| e.0 == key) {
+            Some(e) if instance.is_some() => e.3.extend(instance),
+            // A second plain entry of one name replaces the first (as upstream's map does).
+            Some(e) => *e = (key, unit, enabled, Vec::new()),
+            None => entries.push((key, unit, enabled, instance.into_iter().collect())),
         }
     }
-    let mut out: Vec<String> = lines
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    entries
         .into_iter()
-        .map(|(n, insts)| {
-            if insts.is_empty() {
-                format!("enable {n}")
+        .map(|(_, unit, enabled, insts)| {
+            let s = if insts.is_empty() {
+                unit
             } else {
-                format!("enable {n} {}", insts.join(" "))
-            }
+                format!("{unit} {}", insts.join(" "))
+            };
+            (s, enabled)
         })
-        .collect();
-    out.sort();
-    out
+        .collect()
 }
 
-/// Units and drop-ins under /etc/systemd/system, masks as links to /dev/null, and enabled
-/// units in the 20-ignition.preset file (upstream writes nothing for `enabled: false`).
-pub fn run_units(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Action>, EntryError> {
+/// Where presets go.
+pub const PRESET_PATH: &str = "/etc/systemd/system-preset/20-ignition.preset";
+
+/// Whether systemd in the root counts `unit` as enabled (`systemctl --root R is-enabled`,
+/// whose success also covers static and alias units, as upstream asks it). Without
+/// systemctl: whether a `.wants`/`.requires` link of that name exists.
+pub fn unit_enabled(root: &Path, unit: &str) -> bool {
+    match std::process::Command::new("systemctl")
+        .arg("--root")
+        .arg(root)
+        .args(["is-enabled", unit])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+    {
+        Ok(st) => st.success(),
+        Err(_) => !enablement_links(root, unit).is_empty(),
+    }
+}
+
+/// The `.wants`/`.requires` links named `unit` under /etc/systemd/system of the root.
+fn enablement_links(root: &Path, unit: &str) -> Vec<PathBuf> {
+    let dir = root.join("etc/systemd/system");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.ends_with(".wants") || n.ends_with(".requires")
+        })
+        .map(|e| e.path().join(unit))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+        .collect()
+}
+
+/// Removes the enablement links of `unit` (`systemctl --root R disable`, as upstream; without
+/// systemctl, the `.wants`/`.requires` links).
+fn disable_unit(root: &Path, unit: &str) -> std::io::Result<()> {
+    match std::process::Command::new("systemctl")
+        .arg("--root")
+        .arg(root)
+        .args(["disable", unit])
+        .output()
+    {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(std::io::Error::other(format!(
+            "systemctl disable {unit}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))),
+        Err(_) => {
+            for l in enablement_links(root, unit) {
+                std::fs::remove_file(l)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Units and drop-ins under /etc/systemd/system, masks as links to /dev/null, and the preset
+/// lines appended to 20-ignition.preset, as upstream: `enable NAME` for enabled units;
+/// `disable NAME` (after `systemctl disable` removed its links) for a unit with
+/// `enabled: false` that systemd counts as enabled, nothing for one it does not.
+///
+/// `first_run` (no result record in the root yet): lines are appended as upstream appends
+/// them, whatever the file holds. On a later run a line the file already has is not added
+/// again, so that a re-run changes nothing.
+pub fn run_units(
+    cfg: &Config,
+    root: &Root,
+    apply: bool,
+    first_run: bool,
+) -> Result<Vec<Action>, EntryError> {
     let mut planned = HashSet::new();
     let mut actions = Vec::new();
     let units = JsonPath::root().key("systemd").key("units");
@@ -713,17 +854,24 @@ pub fn run_units(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Action>, 
     for (i, u) in cfg.systemd.units.iter().enumerate() {
         let e = units.index(i);
         let unit_path = format!("/etc/systemd/system/{}", u.name);
-        if let Some(c) = u.contents.as_deref().filter(|c| !c.is_empty()) {
-            let acts = ensure_file(root, &mut planned, &e, &unit_path, c.as_bytes());
-            step(&e, acts, &mut actions)?;
-        }
+        // Drop-ins are written whenever they have contents, empty ones too; a unit only when
+        // its contents are not empty.
         for (j, d) in u.dropins.iter().enumerate() {
-            if let Some(c) = d.contents.as_deref().filter(|c| !c.is_empty()) {
+            if let Some(c) = d.contents.as_deref() {
                 let p = format!("/etc/systemd/system/{}.d/{}", u.name, d.name);
                 let de = e.key("dropins").index(j);
                 let acts = ensure_file(root, &mut planned, &de, &p, c.as_bytes());
                 step(&de, acts, &mut actions)?;
             }
+        }
+        // A masked unit ends as the link to /dev/null (upstream writes the contents, then
+        // replaces them by the mask).
+        if let Some(c) = (u.contents.as_deref())
+            .filter(|c| !c.is_empty())
+            .filter(|_| u.mask != Some(true))
+        {
+            let acts = ensure_file(root, &mut planned, &e, &unit_path, c.as_bytes());
+            step(&e, acts, &mut actions)?;
         }
         let acts = match u.mask {
             Some(true) => root.resolve(&unit_path).map(|r| {
@@ -760,17 +908,47 @@ pub fn run_units(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Action>, 
         };
         step(&e, acts, &mut actions)?;
     }
-    let lines = preset_lines(cfg);
-    if !lines.is_empty() {
-        let text = format!("{}\n", lines.join("\n"));
-        let acts = ensure_file(
-            root,
-            &mut planned,
-            &units,
-            "/etc/systemd/system-preset/20-ignition.preset",
-            text.as_bytes(),
-        );
-        step(&units, acts, &mut actions)?;
+    let entries = presets(cfg);
+    if entries.is_empty() {
+        return Ok(actions);
     }
+    let preset = root.resolve(PRESET_PATH).map_err(|message| EntryError {
+        entry: units.clone(),
+        message,
+    })?;
+    let existing = std::fs::read_to_string(&preset.host).unwrap_or_default();
+    let mut acts = Vec::new();
+    let mut block = String::new();
+    for (unit, enabled) in entries {
+        let line = format!("{} {unit}", if enabled { "enable" } else { "disable" });
+        // (A line appended to a file without a final newline joined its last line.)
+        if !first_run && existing.contains(&format!("{line}\n")) {
+            continue;
+        }
+        if !enabled {
+            if !unit_enabled(&root.dir, &unit) {
+                continue;
+            }
+            acts.push(Action {
+                entry: units.clone(),
+                path: unit.clone(),
+                change: Change::Disable,
+            });
+        }
+        block.push_str(&line);
+        block.push('\n');
+    }
+    if !block.is_empty() {
+        acts.extend(parents(&mut planned, &units, &preset.missing));
+        acts.push(Action {
+            entry: units.clone(),
+            path: preset.inner,
+            change: Change::Append {
+                data: block.into_bytes(),
+                create: !preset.host.exists(),
+            },
+        });
+    }
+    step(&units, Ok(acts), &mut actions)?;
     Ok(actions)
 }

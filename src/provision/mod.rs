@@ -3,6 +3,7 @@
 //! and every resource it refers to, so that nothing is touched before all of it is in hand.
 
 pub mod acquire;
+pub mod as_user;
 pub mod disks;
 pub mod files;
 pub mod kargs;
@@ -405,8 +406,20 @@ pub fn files_stage(
         path: Some(e.entry),
         message: e.message,
     };
-    let plan = |apply: bool| -> Result<Vec<Planned>, StageError> {
-        let mut out: Vec<Planned> = passwd::run(config, &r, apply)
+    // Upstream's files stage meets existing files as it finds them on every run; flint does
+    // so on the first run, and leaves what is already as desired on later runs (the result
+    // record tells which). The check after apply plans as a later run.
+    let first_run =
+        !root.join("etc/.ignition-result.json").exists() && !root.join(IN_PROGRESS).exists();
+    // A run that fails half-way leaves this behind: the next run finishes the job rather
+    // than failing on what the first one wrote (removed with the result record written).
+    if apply && first_run {
+        let _ = std::fs::create_dir_all(root.join("etc"))
+            .and_then(|_| std::fs::write(root.join(IN_PROGRESS), b""));
+    }
+    let notated = mounts::notated_dirs(state_dir);
+    let plan = |apply: bool, first_run: bool| -> Result<Vec<Planned>, StageError> {
+        let mut out: Vec<Planned> = passwd::run(config, &r, apply, &notated)
             .map_err(fail)?
             .into_iter()
             .map(|c| Planned {
@@ -424,8 +437,9 @@ pub fn files_stage(
         r.forget();
         // Names are looked up after users and groups exist (or would, when planning).
         let owners = owners::Owners::read(root).with_planned(config);
-        let mut actions = files::run(config, fetched, &r, &owners, apply).map_err(fail)?;
-        actions.extend(files::run_units(config, &r, apply).map_err(fail)?);
+        let mut actions =
+            files::run(config, fetched, &r, &owners, apply, first_run).map_err(fail)?;
+        actions.extend(files::run_units(config, &r, apply, first_run).map_err(fail)?);
         out.extend(actions.into_iter().map(|a| Planned {
             kind: a.kind().into(),
             text: a.describe(&owners),
@@ -434,11 +448,11 @@ pub fn files_stage(
         }));
         Ok(out)
     };
-    let actions = plan(apply)?;
+    let actions = plan(apply, first_run)?;
     // Nothing done, nothing to check again.
     if apply && !actions.is_empty() {
         r.forget();
-        let left = plan(false)?;
+        let left = plan(false, false)?;
         if let Some(a) = left.first() {
             return Err(StageError {
                 stage: Stage::Files,
@@ -522,7 +536,11 @@ pub fn kargs_stage(
     }
 }
 
-/// The record of the run left in the root, as upstream's /etc/.ignition-result.json.
+/// Marks a root whose files stage started but did not finish (see `files_stage`).
+pub const IN_PROGRESS: &str = "etc/.flint-files-in-progress";
+
+/// The record of the run left in the root, as upstream's /etc/.ignition-result.json; the
+/// in-progress mark goes.
 pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<()> {
     let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
@@ -537,8 +555,12 @@ pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<
     write_atomic(
         &etc.join(".ignition-result.json"),
         record.to_string().as_bytes(),
-        0o644,
-    )
+        0o600,
+    )?;
+    match std::fs::remove_file(root.join(IN_PROGRESS)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// The current time in UTC as RFC 3339.

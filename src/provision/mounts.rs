@@ -147,16 +147,44 @@ fn mounted_here(dev: &Path, dir: &Path) -> bool {
     same_source || mount::dev_numbers(dev).is_ok_and(|n| (m.major, m.minor) == n)
 }
 
+/// Where the mount stage lists the mount-point directories it created (inner paths, one a
+/// line), for the files stage: those under a user's home go to the user, as upstream's
+/// mount stage notes them and its files stage hands them over.
+pub const NOTATED_DIRS: &str = "notated-dirs";
+
+/// The directories the files stage is to hand to users (see [`NOTATED_DIRS`]).
+pub fn notated_dirs(state_dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(state_dir.join(NOTATED_DIRS))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 /// Mounts the targets; returns the directories this call mounted, in order, and notes.
+/// Mount points it creates are listed in `state_dir` ([`NOTATED_DIRS`]).
 pub fn mount_stage(
     config: &Config,
     root: &Path,
+    state_dir: &Path,
     apply: bool,
 ) -> Result<(Vec<PathBuf>, Vec<String>), StageError> {
     check_paths(config, root)?;
     let mut done: Vec<PathBuf> = Vec::new();
     let mut notes = Vec::new();
+    let mut notated: Vec<String> = Vec::new();
     for t in targets(config, root) {
+        if apply {
+            // The elements of the mount path that are not there yet (open creates them).
+            let mut missing = false;
+            for k in 1..=t.parts.len() {
+                let inner = format!("/{}", t.parts[..k].join("/"));
+                missing = missing || std::fs::symlink_metadata(root.join(&inner[1..])).is_err();
+                if missing && !notated.contains(&inner) {
+                    notated.push(inner);
+                }
+            }
+        }
         match mount_one(&t, apply) {
             Ok(Some(note)) => {
                 if note.starts_with("mounted") {
@@ -172,6 +200,27 @@ pub fn mount_stage(
                 return Err(e);
             }
         }
+    }
+    notated.retain(|d| root.join(&d[1..]).is_dir());
+    if apply && !notated.is_empty() {
+        let mut all = notated_dirs(state_dir);
+        all.extend(
+            notated
+                .into_iter()
+                .filter(|d| !all.contains(d))
+                .collect::<Vec<_>>(),
+        );
+        let _ = std::fs::create_dir_all(state_dir);
+        let text: String = all.iter().map(|d| format!("{d}\n")).collect();
+        super::write_atomic(&state_dir.join(NOTATED_DIRS), text.as_bytes(), 0o600).map_err(
+            |e| {
+                fail(
+                    Stage::Mount,
+                    &crate::tree::JsonPath::root(),
+                    format!("noting the mount points made: {e}"),
+                )
+            },
+        )?;
     }
     Ok((done, notes))
 }

@@ -7,7 +7,6 @@ use super::owners::Owners;
 use super::root::Root;
 use crate::ignition::types::{Config, PasswdGroup, PasswdUser};
 use crate::tree::JsonPath;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -22,61 +21,78 @@ pub struct Change {
     pub keys: Option<(String, Vec<String>)>,
 }
 
-fn group_args(g: &PasswdGroup) -> Vec<String> {
+/// `groupadd` (new) or `groupmod` (existing) arguments, as upstream passes them: the gid and
+/// a non-empty password hash when given, `--system` for a new group.
+fn group_args(g: &PasswdGroup, existing: bool) -> Vec<String> {
     let mut a = Vec::new();
     if let Some(gid) = g.gid {
         a.extend(["--gid".into(), gid.to_string()]);
     }
-    // Upstream locks groups without a password hash.
-    a.extend([
-        "--password".into(),
-        g.password_hash.clone().unwrap_or_else(|| "!".into()),
-    ]);
-    if g.system == Some(true) {
+    if let Some(h) = g.password_hash.as_ref().filter(|h| !h.is_empty()) {
+        a.extend(["--password".into(), h.clone()]);
+    }
+    if !existing && g.system == Some(true) {
         a.push("--system".into());
     }
     a.push(g.name.clone());
     a
 }
 
+/// A string field counts when given and not empty (upstream skips empty ones).
+fn given(v: &Option<String>) -> Option<&String> {
+    v.as_ref().filter(|v| !v.is_empty())
+}
+
+/// The password hash a user gets: the given one, `*` for an empty one.
+fn hash_of(u: &PasswdUser) -> Option<String> {
+    u.password_hash
+        .as_ref()
+        .map(|h| if h.is_empty() { "*".into() } else { h.clone() })
+}
+
+/// `useradd` (new) or `usermod` (existing) arguments, as upstream passes them.
 fn user_args(u: &PasswdUser, existing: bool) -> Vec<String> {
-    let mut a = Vec::new();
-    let mut opt = |flag: &str, v: &Option<String>| {
-        if let Some(v) = v {
-            a.extend([flag.to_string(), v.clone()]);
+    let mut a: Vec<String> = Vec::new();
+    if existing {
+        if let Some(h) = given(&u.home_dir) {
+            a.extend(["--home".into(), h.clone(), "--move-home".into()]);
         }
-    };
-    opt("--comment", &u.gecos);
-    opt("--home", &u.home_dir);
-    opt("--gid", &u.primary_group);
-    opt("--shell", &u.shell);
-    if !existing || u.password_hash.is_some() {
-        a.extend([
-            "--password".into(),
-            u.password_hash.clone().unwrap_or_else(|| "*".into()),
-        ]);
+    } else {
+        if let Some(h) = given(&u.home_dir) {
+            a.extend(["--home-dir".into(), h.clone()]);
+        }
+        a.push(if u.no_create_home == Some(true) {
+            "--no-create-home".into()
+        } else {
+            "--create-home".into()
+        });
+        for (flag, on) in [
+            ("--no-user-group", u.no_user_group),
+            ("--system", u.system),
+            ("--no-log-init", u.no_log_init),
+        ] {
+            if on == Some(true) {
+                a.push(flag.into());
+            }
+        }
+    }
+    // A new user without a hash gets `*`: no password login.
+    if let Some(h) = hash_of(u).or_else(|| (!existing).then(|| "*".into())) {
+        a.extend(["--password".into(), h]);
     }
     if let Some(uid) = u.uid {
         a.extend(["--uid".into(), uid.to_string()]);
     }
+    for (flag, v) in [("--comment", &u.gecos), ("--gid", &u.primary_group)] {
+        if let Some(v) = given(v) {
+            a.extend([flag.into(), v.clone()]);
+        }
+    }
     if !u.groups.is_empty() {
         a.extend(["--groups".into(), u.groups.join(",")]);
     }
-    if !existing {
-        if u.no_create_home == Some(true) {
-            a.push("--no-create-home".into());
-        } else {
-            a.push("--create-home".into());
-        }
-        if u.no_user_group == Some(true) {
-            a.push("--no-user-group".into());
-        }
-        if u.system == Some(true) {
-            a.push("--system".into());
-        }
-        if u.no_log_init == Some(true) {
-            a.push("--no-log-init".into());
-        }
+    if let Some(v) = given(&u.shell) {
+        a.extend(["--shell".into(), v.clone()]);
     }
     a.push(u.name.clone());
     a
@@ -100,8 +116,14 @@ fn db_field(root: &Path, file: &str, name: &str, idx: usize) -> Option<String> {
     db_line(root, file, name)?.get(idx).cloned()
 }
 
-/// Plans (and with `apply`, makes) the changes to users and groups.
-pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryError> {
+/// Plans (and with `apply`, makes) the changes to users and groups. `notated`: mount points
+/// the mount stage created; those in a user's home become the user's (0700).
+pub fn run(
+    cfg: &Config,
+    root: &Root,
+    apply: bool,
+    notated: &[String],
+) -> Result<Vec<Change>, EntryError> {
     let mut out = Vec::new();
     let owners = Owners::read(&root.dir);
     let groups = JsonPath::root().key("passwd").key("groups");
@@ -114,8 +136,32 @@ pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryE
                 vec![g.name.clone()],
                 format!("remove group {}", g.name),
             )),
-            (Some(false), false) | (_, true) => None,
-            (_, false) => Some(("groupadd", group_args(g), format!("add group {}", g.name))),
+            (Some(false), false) => None,
+            (_, true) => {
+                // groupmod with what is given, when it changes something.
+                let gid_differs = g
+                    .gid
+                    .is_some_and(|id| owners.gid(&g.name).ok() != Some(id as u32));
+                let hash_differs = g
+                    .password_hash
+                    .as_ref()
+                    .filter(|h| !h.is_empty())
+                    .is_some_and(|h| {
+                        db_field(&root.dir, "etc/gshadow", &g.name, 1).as_ref() != Some(h)
+                    });
+                (gid_differs || hash_differs).then(|| {
+                    (
+                        "groupmod",
+                        group_args(g, true),
+                        format!("modify group {}", g.name),
+                    )
+                })
+            }
+            (_, false) => Some((
+                "groupadd",
+                group_args(g, false),
+                format!("add group {}", g.name),
+            )),
         };
         if let Some((tool, args, what)) = change {
             out.push(Change {
@@ -144,26 +190,29 @@ pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryE
             )),
             (_, Some(f)) => {
                 let differs = |idx: usize, v: &Option<String>| {
-                    v.as_ref().is_some_and(|v| f.get(idx) != Some(v))
+                    given(v).is_some_and(|v| f.get(idx) != Some(v))
                 };
                 let uid_differs = u.uid.is_some_and(|id| f.get(2) != Some(&id.to_string()));
-                let primary_differs = u.primary_group.as_ref().is_some_and(|g| {
+                let primary_differs = given(&u.primary_group).is_some_and(|g| {
                     owners.gid(g).map(|id| id.to_string()).ok().as_ref() != f.get(3)
                 });
-                let hash_differs = u.password_hash.as_ref().is_some_and(|h| {
-                    db_field(&root.dir, "etc/shadow", &u.name, 1).as_ref() != Some(h)
+                let hash_differs = hash_of(u).is_some_and(|h| {
+                    db_field(&root.dir, "etc/shadow", &u.name, 1).as_ref() != Some(&h)
                 });
-                let missing_group = u.groups.iter().any(|g| {
-                    db_field(&root.dir, "etc/group", g, 3)
-                        .is_none_or(|members| !members.split(',').any(|m| m == u.name))
-                });
+                // --groups sets the supplementary groups: exactly these, no others.
+                let groups_differ = !u.groups.is_empty() && {
+                    let mut want: Vec<&str> = u.groups.iter().map(String::as_str).collect();
+                    want.sort();
+                    want.dedup();
+                    member_of(&root.dir, &u.name) != want
+                };
                 let needs = differs(4, &u.gecos)
                     || differs(5, &u.home_dir)
                     || differs(6, &u.shell)
                     || uid_differs
                     || primary_differs
                     || hash_differs
-                    || missing_group;
+                    || groups_differ;
                 needs.then(|| {
                     (
                         "usermod",
@@ -181,7 +230,7 @@ pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryE
                 keys: None,
             });
         }
-        let want = format!("{}\n", u.ssh_authorized_keys.join("\n"));
+        let want = keys_text(&u.ssh_authorized_keys);
         let current = keys_path(root, &u.name).and_then(|p| std::fs::read_to_string(p).ok());
         if u.should_exist != Some(false)
             && !u.ssh_authorized_keys.is_empty()
@@ -220,53 +269,171 @@ pub fn run(cfg: &Config, root: &Root, apply: bool) -> Result<Vec<Change>, EntryE
                 }
             }
             if let Some((user, keys)) = &c.keys {
+                // Before the keys, as upstream: the user may then write into a mount point
+                // made in their home.
+                hand_over(cfg, root, user, notated).map_err(fail)?;
                 write_keys(root, user, keys).map_err(fail)?;
             }
         }
+        for u in &cfg.passwd.users {
+            hand_over(cfg, root, &u.name, notated).map_err(|message| EntryError {
+                entry: users.clone(),
+                message,
+            })?;
+        }
     }
+    homes_exist(cfg, root, &out, apply)?;
     Ok(out)
 }
 
-/// Where `user`'s keys go, if the user exists.
-fn keys_path(root: &Root, user: &str) -> Option<std::path::PathBuf> {
-    let f = passwd_entry(&root.dir, user)?;
-    let home = root.resolve(&format!("{}/x", f.get(5)?)).ok()?;
-    Some(home.host.parent()?.join(".ssh/authorized_keys.d/ignition"))
+/// Gives `user` (of the config, not `noCreateHome`, meant to exist) the mount points the
+/// mount stage made in their home: owner the user and their primary group, mode 0700.
+fn hand_over(cfg: &Config, root: &Root, user: &str, notated: &[String]) -> Result<(), String> {
+    let Some(u) = cfg.passwd.users.iter().find(|u| u.name == user) else {
+        return Ok(());
+    };
+    if u.no_create_home == Some(true) || u.should_exist == Some(false) || notated.is_empty() {
+        return Ok(());
+    }
+    let Some(f) = passwd_entry(&root.dir, user) else {
+        return Ok(());
+    };
+    let id = |i: usize| f.get(i).and_then(|v| v.parse::<u32>().ok());
+    let (Some(uid), Some(gid), Some(home)) = (id(2), id(3), f.get(5)) else {
+        return Ok(());
+    };
+    for d in notated {
+        if d == home || d.starts_with(&format!("{home}/")) {
+            let host = root.resolve(d).map_err(|e| e.to_string())?.host;
+            std::os::unix::fs::chown(&host, Some(uid), Some(gid))
+                .and_then(|_| {
+                    std::fs::set_permissions(
+                        &host,
+                        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+                    )
+                })
+                .map_err(|e| format!("handing {d} to {user}: {e}"))?;
+        }
+    }
+    Ok(())
 }
 
-/// `~/.ssh/authorized_keys.d/ignition` (0600; directories 0700), owned by the user.
+/// Upstream looks at the home of every user of the config (but those with `noCreateHome` or
+/// `shouldExist: false`) once users are made, and fails when it is not there. When planning,
+/// a user the plan adds or moves is taken to get a home, and keys planned for a user without
+/// one fail already (apply would fail writing them).
+fn homes_exist(
+    cfg: &Config,
+    root: &Root,
+    changes: &[Change],
+    apply: bool,
+) -> Result<(), EntryError> {
+    let users = JsonPath::root().key("passwd").key("users");
+    for (i, u) in cfg.passwd.users.iter().enumerate() {
+        if u.should_exist == Some(false) {
+            continue;
+        }
+        let entry = users.index(i);
+        // A home the plan moves (usermod --move-home) is not there yet.
+        let moved = given(&u.home_dir)
+            .is_some_and(|h| passwd_entry(&root.dir, &u.name).is_some_and(|f| f.get(5) != Some(h)))
+            && changes
+                .iter()
+                .any(|c| c.entry == entry && c.command.is_some());
+        let keys = changes
+            .iter()
+            .any(|c| c.entry == entry.key("sshAuthorizedKeys"));
+        let Some(f) = passwd_entry(&root.dir, &u.name) else {
+            if !apply && keys && u.no_create_home == Some(true) {
+                return Err(EntryError {
+                    entry: entry.key("sshAuthorizedKeys"),
+                    message: format!("{} gets no home (noCreateHome) to hold SSH keys", u.name),
+                });
+            }
+            continue;
+        };
+        if (u.no_create_home == Some(true) && !keys) || (!apply && moved) {
+            continue;
+        }
+        let home = f.get(5).cloned().unwrap_or_default();
+        if std::fs::symlink_metadata(root.dir.join(home.trim_start_matches('/'))).is_err() {
+            return Err(EntryError {
+                entry,
+                message: format!("the home directory {home} of {} does not exist", u.name),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The groups (sorted) whose member list in the root's /etc/group names `user`.
+fn member_of(root: &Path, user: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_to_string(root.join("etc/group"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            let members = f.get(3)?;
+            members
+                .split(',')
+                .any(|m| m == user)
+                .then(|| f[0].to_string())
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The keys file's text: the keys one per line, ending with a newline (once).
+fn keys_text(keys: &[String]) -> String {
+    let mut t = keys.join("\n");
+    if !t.ends_with('\n') {
+        t.push('\n');
+    }
+    t
+}
+
+/// The keys file below the home: `.ssh/authorized_keys.d/ignition`, or
+/// `.ssh/authorized_keys` when IGNITION_WRITE_AUTHORIZED_KEYS_FRAGMENT is `false` or `0`
+/// (upstream's switch, read from the same variable).
+fn keys_file() -> &'static str {
+    match std::env::var("IGNITION_WRITE_AUTHORIZED_KEYS_FRAGMENT").as_deref() {
+        Ok("false") | Ok("0") => ".ssh/authorized_keys",
+        _ => ".ssh/authorized_keys.d/ignition",
+    }
+}
+
+/// Where `user`'s keys go, if the user exists (the home's links resolved in the root).
+fn keys_path(root: &Root, user: &str) -> Option<std::path::PathBuf> {
+    let f = passwd_entry(&root.dir, user)?;
+    Some(
+        root.resolve(&format!("{}/{}", f.get(5)?, keys_file()))
+            .ok()?
+            .host,
+    )
+}
+
+/// Writes the keys file as the user does (upstream switches to the user's uid and gid for
+/// it): every missing directory on the way is made 0700 by the user, existing ones are left
+/// as they are, the file is opened 0600 and truncated. So a home the user cannot write to
+/// (or that does not exist, `noCreateHome`) fails with "permission denied", as upstream.
 fn write_keys(root: &Root, user: &str, keys: &[String]) -> Result<(), String> {
     let f =
         passwd_entry(&root.dir, user).ok_or_else(|| format!("no user {user} to give keys to"))?;
-    let uid: u32 = f
-        .get(2)
-        .and_then(|v| v.parse().ok())
-        .ok_or("bad passwd entry")?;
-    let gid: u32 = f
-        .get(3)
-        .and_then(|v| v.parse().ok())
-        .ok_or("bad passwd entry")?;
+    let id = |i: usize| -> Result<u32, String> {
+        f.get(i)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| "bad passwd entry".to_string())
+    };
+    let (uid, gid) = (id(2)?, id(3)?);
     let home = f.get(5).cloned().unwrap_or_default();
-    let home = root
-        .resolve(&format!("{home}/x"))
-        .map_err(|e| e.to_string())?;
-    let home_host = home
-        .host
-        .parent()
-        .expect("a path with a parent")
-        .to_path_buf();
-    let ssh = home_host.join(".ssh");
-    let dir = ssh.join("authorized_keys.d");
-    for d in [&ssh, &dir] {
-        if !d.exists() {
-            std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
-        }
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o700))
-            .map_err(|e| e.to_string())?;
-        std::os::unix::fs::lchown(d, Some(uid), Some(gid)).map_err(|e| e.to_string())?;
-    }
-    let text = format!("{}\n", keys.join("\n"));
-    let path = dir.join("ignition");
-    super::write_atomic(&path, text.as_bytes(), 0o600).map_err(|e| e.to_string())?;
-    std::os::unix::fs::lchown(&path, Some(uid), Some(gid)).map_err(|e| e.to_string())
+    let file = root
+        .resolve(&format!("{home}/{}", keys_file()))
+        .map_err(|e| e.to_string())?
+        .host;
+    let file = std::path::absolute(&file).map_err(|e| e.to_string())?;
+    let text = keys_text(keys);
+    super::as_user::write_file(uid, gid, &file, text.as_bytes())
+        .map_err(|e| format!("writing {}: {e}", file.display()))
 }

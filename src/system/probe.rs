@@ -21,8 +21,23 @@ impl Found {
     }
 }
 
-/// Probes `dev`. `Ok(None)` when blkid finds nothing; an error when it finds several
-/// conflicting signatures, because reusing such a device would be a guess.
+/// libblkid's probing order for the signatures flint meets: with several signatures on a
+/// device ("ambivalent"), upstream takes the first one libblkid's full probe finds.
+const PROBE_ORDER: &[&str] = &[
+    "linux_raid_member",
+    "crypto_LUKS",
+    "vfat",
+    "swap",
+    "xfs",
+    "ext4",
+    "ext3",
+    "ext2",
+    "btrfs",
+];
+
+/// Probes `dev`. `Ok(None)` when blkid finds nothing. When it finds several signatures
+/// (blkid's "ambivalent result"), the one upstream's fallback probe returns: the first in
+/// libblkid's probing order (a device holding vfat and an old ext4 superblock is vfat).
 pub fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
     let out = tool::run_with(
         "blkid",
@@ -32,11 +47,14 @@ pub fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
             "export".as_ref(),
             dev.as_os_str(),
         ],
-        &[2],
+        &[2, 8],
         &[],
     )?;
     if out.status == 2 {
         return Ok(None);
+    }
+    if out.status == 8 {
+        return ambivalent(dev);
     }
     let mut f = Found::default();
     for (k, v) in tool::export_pairs(&out.stdout) {
@@ -49,6 +67,38 @@ pub fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
         }
     }
     Ok((!f.is_empty()).then_some(f))
+}
+
+/// The signature upstream settles on when blkid finds several (see [`PROBE_ORDER`]), from
+/// wipefs's list of every signature on the device.
+fn ambivalent(dev: &Path) -> Result<Option<Found>, ToolError> {
+    let out = tool::run_with(
+        "wipefs",
+        ["--no-act".as_ref(), "--parsable".as_ref(), dev.as_os_str()],
+        &[],
+        &[],
+    )?;
+    // offset,uuid,label,type
+    let found: Vec<Found> = out
+        .stdout
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.splitn(4, ',').collect();
+            (f.len() == 4).then(|| Found {
+                kind: f[3].to_string(),
+                label: f[2].to_string(),
+                uuid: f[1].to_string(),
+                table: String::new(),
+            })
+        })
+        .collect();
+    let rank = |f: &Found| {
+        PROBE_ORDER
+            .iter()
+            .position(|k| *k == f.kind)
+            .unwrap_or(PROBE_ORDER.len())
+    };
+    Ok(found.iter().min_by_key(|f| rank(f)).cloned())
 }
 
 /// blkid's TYPE for an Ignition filesystem format.

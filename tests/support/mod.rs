@@ -253,6 +253,8 @@ fn serve<S: Read + Write>(stream: &mut S, state: &Mutex<State>) {
 pub struct Proxy {
     pub port: u16,
     pub asked: Arc<Mutex<Vec<String>>>,
+    /// The request methods seen (`CONNECT` for tunnels, `GET` for absolute-form requests).
+    pub methods: Arc<Mutex<Vec<String>>>,
 }
 
 impl Proxy {
@@ -260,15 +262,20 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let asked = Arc::new(Mutex::new(Vec::new()));
-        let rec = asked.clone();
+        let methods = Arc::new(Mutex::new(Vec::new()));
+        let (rec, met) = (asked.clone(), methods.clone());
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(client) = conn else { continue };
-                let rec = rec.clone();
-                std::thread::spawn(move || proxy_one(client, backend, &rec));
+                let (rec, met) = (rec.clone(), met.clone());
+                std::thread::spawn(move || proxy_one(client, backend, &rec, &met));
             }
         });
-        Proxy { port, asked }
+        Proxy {
+            port,
+            asked,
+            methods,
+        }
     }
 }
 
@@ -283,11 +290,17 @@ fn relay(mut a: TcpStream, mut b: TcpStream) {
     let _ = t.join();
 }
 
-fn proxy_one(client: TcpStream, backend: u16, rec: &Mutex<Vec<String>>) {
+fn proxy_one(
+    client: TcpStream,
+    backend: u16,
+    rec: &Mutex<Vec<String>>,
+    methods: &Mutex<Vec<String>>,
+) {
     let mut reader = BufReader::new(client.try_clone().unwrap());
     let Some((method, target, headers)) = read_head(&mut reader) else {
         return;
     };
+    methods.lock().unwrap().push(method.clone());
     let upstream = TcpStream::connect(("127.0.0.1", backend)).unwrap();
     if method == "CONNECT" {
         rec.lock().unwrap().push(target.clone());
@@ -348,13 +361,47 @@ impl Drop for Tftp {
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
-/// A fresh empty directory for one test.
-pub fn scratch(name: &str) -> PathBuf {
+/// A fresh empty directory for one test, removed with its contents when dropped (also when
+/// the test fails). Declare it before the loop devices and mounts made in it: they go first.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        // Nothing may still be mounted below it (a failed test's mounts): never remove
+        // through a mount.
+        let mounted = std::fs::read_to_string("/proc/self/mounts")
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                l.split(' ')
+                    .nth(1)
+                    .is_some_and(|m| Path::new(m).starts_with(&self.0))
+            });
+        if !mounted {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+pub fn scratch(name: &str) -> Scratch {
     let n = COUNTER.fetch_add(1, Ordering::SeqCst);
     let d = std::env::temp_dir().join(format!("flint-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
 }
 
 pub fn data_url(bytes: &[u8]) -> String {

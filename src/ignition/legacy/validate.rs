@@ -9,7 +9,8 @@ use super::types::*;
 use super::version::LegacyVersion;
 use crate::diag::Severity;
 use crate::ignition::validate::Issue;
-use crate::ignition::validate::resource::{check_data_url, parse_url};
+use crate::ignition::validate::dataurl;
+use crate::ignition::validate::resource::parse_url;
 use crate::ignition::validate::unit;
 use crate::tree::JsonPath;
 use std::collections::HashSet;
@@ -74,7 +75,7 @@ pub fn check_url(s: &str, v: LegacyVersion) -> Result<(), String> {
         }
         "data" => {
             let body = &s["data:".len()..];
-            check_data_url(body)?;
+            dataurl::check(s)?;
             // The data URL parser takes only URL characters after the comma (no '#', space,
             // control or non-ASCII bytes), whatever the encoding.
             let (header, data) = body.split_once(',').unwrap_or(("", body));

@@ -1,7 +1,7 @@
 //! Rules for files, directories and links: paths, modes, ownership, links below links, and
 //! collisions with each other and with systemd units.
 
-use super::paths::{check_path, clean, is_below};
+use super::paths::{check_path, clean};
 use super::{Checker, DUPLICATE, resource};
 use crate::ignition::types::{Config, NodeRef};
 use crate::ignition::version::Version;
@@ -61,15 +61,15 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
             resource::check(c, a, &p.key("append").index(j));
         }
     }
-    let dir_paths: HashSet<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
+    let dir_paths: Vec<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
     for (i, l) in s.links.iter().enumerate() {
         let p = links.index(i);
         check_node(c, &l.node(), &p);
         let target = l.target.as_deref().unwrap_or("");
-        if target.is_empty() {
-            if c.version >= Version::V3_3 {
-                c.error(p.key("target"), "link target is required");
-            }
+        // From 3.3 a link needs a target; before, a hard link without one is still checked
+        // (its target is then its own path).
+        if target.is_empty() && c.version >= Version::V3_3 {
+            c.error(p.key("target"), "link target is required");
             continue;
         }
         if l.hard == Some(true) {
@@ -79,7 +79,8 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
                 // Upstream joins a relative hard-link target onto the link's own path.
                 clean(&format!("{}/{}", l.path, target))
             };
-            if dir_paths.contains(resolved.as_str()) {
+            // Reported once for every directory entry at the target (duplicates included).
+            for _ in dir_paths.iter().filter(|d| **d == resolved) {
                 c.error(p.clone(), "hard link target is a directory");
             }
             let owner = [
@@ -117,7 +118,9 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
     for (base, kind, paths) in &kinds {
         for (i, p) in paths.iter().enumerate() {
             for l in &link_paths {
-                if is_below(p, l) {
+                // Upstream compares the strings as given: a link at `/` has nothing below it
+                // (nothing starts with `//`), and no path is cleaned first.
+                if p.strip_prefix(l).is_some_and(|rest| rest.starts_with('/')) {
                     c.error(
                         base.index(i),
                         format!("{kind} path includes link in config"),

@@ -145,9 +145,7 @@ pub fn check_url_with(s: &str, version: Version, oem: bool) -> Result<(), String
         "gs" if version >= Version::V3_2 => Ok(()),
         "s3" => check_version_id(u.query),
         "arn" if version >= Version::V3_4 => check_arn(s, u.query),
-        // The data URL decoder wants the prefix in lower case, whatever the URL parser says.
-        "data" if !s.starts_with("data:") => Err("missing data prefix".into()),
-        "data" => check_data_url(u.opaque_or_path),
+        "data" => super::dataurl::check(s),
         _ => Err("invalid url scheme".into()),
     }
 }
@@ -178,43 +176,6 @@ fn check_arn(s: &str, query: &str) -> Result<(), String> {
         return Err(BAD.into());
     }
     check_version_id(query)
-}
-
-/// RFC 2397: `data:[<mediatype>][;base64],<data>`.
-pub fn check_data_url(body: &str) -> Result<(), String> {
-    let Some((header, data)) = body.split_once(',') else {
-        return Err(
-            if body.contains('/') || body.is_empty() || body.starts_with(';') {
-                "missing comma".into()
-            } else {
-                "missing media type slash".into()
-            },
-        );
-    };
-    let mut params = header.split(';');
-    let media = params.next().unwrap_or("");
-    if !media.is_empty() && !media.contains('/') {
-        return Err("missing media type slash".into());
-    }
-    let mut base64 = false;
-    for p in params {
-        if p == "base64" {
-            base64 = true;
-        } else if !p.contains('=') {
-            return Err("missing equal sign".into());
-        }
-    }
-    if base64 {
-        if data
-            .bytes()
-            .any(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')))
-        {
-            return Err("invalid data character".into());
-        }
-        crate::ignition::dataurl::decode_base64(data).map(|_| ())
-    } else {
-        check_escapes(data).map_err(|_| "invalid data character".to_string())
-    }
 }
 
 /// The hash functions spec `version` knows, with their digest length in hex characters.

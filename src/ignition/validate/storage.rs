@@ -41,16 +41,23 @@ fn check_device(c: &mut Checker, device: &str, path: JsonPath) {
 }
 
 fn check_disk(c: &mut Checker, d: &Disk, path: &JsonPath) {
+    // Upstream's order: the disk's own checks (its device, then those across its
+    // partitions, which need a device), then each partition, then duplicates. Partitions
+    // are checked whatever the disk.
+    let parts = path.key("partitions");
     if d.device.is_empty() {
         c.error(path.key("device"), "disk device is required");
-        return;
+    } else {
+        check_device(c, &d.device, path.key("device"));
+        check_partitions_together(c, d, &parts);
     }
-    check_device(c, &d.device, path.key("device"));
-    let parts = path.key("partitions");
     for (i, p) in d.partitions.iter().enumerate() {
         check_partition(c, p, &parts.index(i));
     }
+    c.unique(&parts, &d.partitions, partition_key);
+}
 
+fn check_partitions_together(c: &mut Checker, d: &Disk, parts: &JsonPath) {
     let mut numbers = HashSet::new();
     if let Some(i) = d
         .partitions
@@ -77,7 +84,6 @@ fn check_disk(c: &mut Checker, d: &Disk, path: &JsonPath) {
     {
         c.error(parts.index(i), "cannot use the same partition label twice");
     }
-    c.unique(&parts, &d.partitions, partition_key);
 }
 
 /// Upstream identifies a partition by number, or by label when it has no number.
@@ -310,11 +316,17 @@ fn check_luks(c: &mut Checker, l: &Luks, path: &JsonPath) {
         None | Some("") => c.error(path.key("device"), "disk device is required"),
         Some(d) => check_device(c, d, path.key("device")),
     }
-    if l.clevis
-        .custom
-        .pin
-        .as_deref()
-        .is_some_and(|p| !p.is_empty())
+    // 3.2.0 held `custom` by pointer: any `custom` object counts, whatever its pin.
+    let custom_given = if c.version == Version::V3_2 {
+        l.clevis.custom != Default::default()
+    } else {
+        l.clevis
+            .custom
+            .pin
+            .as_deref()
+            .is_some_and(|p| !p.is_empty())
+    };
+    if custom_given
         && (!l.clevis.tang.is_empty()
             || l.clevis.tpm2 == Some(true)
             || l.clevis.threshold.is_some_and(|t| t != 0))
@@ -345,6 +357,10 @@ fn check_luks(c: &mut Checker, l: &Luks, path: &JsonPath) {
 }
 
 fn check_clevis(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
+    if c.version == Version::V3_2 {
+        check_custom_3_2(c, cl, path);
+        return;
+    }
     let custom = &cl.custom;
     let custom_used = custom.pin.as_deref().is_some_and(|p| !p.is_empty())
         || custom.config.as_deref().is_some_and(|p| !p.is_empty())
@@ -379,6 +395,38 @@ fn check_clevis(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
             && crate::json::parse(ad.as_bytes()).is_err()
         {
             c.error(tp.key("advertisement"), "advertisement is not valid JSON");
+        }
+    }
+    c.unique(&tangs, &cl.tang, |t| t.url.as_str());
+}
+
+/// 3.2.0's rules for `custom` (then plain strings): only a pin or a config makes it used,
+/// and an empty pin is an unsupported one; tang servers had no advertisement.
+fn check_custom_3_2(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
+    let custom = &cl.custom;
+    let pin = custom.pin.as_deref().unwrap_or("");
+    let config = custom.config.as_deref().unwrap_or("");
+    if !(pin.is_empty() && config.is_empty()) {
+        let cp = path.key("custom");
+        if !matches!(pin, "tpm2" | "tang" | "sss") {
+            c.error(cp.key("pin"), "unsupported clevis pin");
+        }
+        if config.is_empty() {
+            c.error(cp.key("config"), "missing required custom clevis config");
+        }
+    }
+    let tangs = path.key("tang");
+    for (i, t) in cl.tang.iter().enumerate() {
+        let tp = tangs.index(i);
+        match resource::parse_url(&t.url) {
+            Err(e) => c.error(tp.key("url"), e),
+            Ok(u) if !matches!(u.scheme.as_str(), "http" | "https") => {
+                c.error(tp.key("url"), "invalid url scheme")
+            }
+            Ok(_) => {}
+        }
+        if t.thumbprint.as_deref().is_none_or(str::is_empty) {
+            c.error(tp.key("thumbprint"), "thumbprint is required");
         }
     }
     c.unique(&tangs, &cl.tang, |t| t.url.as_str());
