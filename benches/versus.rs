@@ -225,7 +225,8 @@ fn main() {
     let run_ref = refs.is_some() && unsafe { libc::geteuid() } == 0;
     {
         let mut f = || apply(&fresh("root-flint"));
-        let mut r = run_ref.then(|| || reference_apply(refs.as_ref().unwrap(), &fresh("root-ref")));
+        let mut r =
+            run_ref.then_some(|| reference_apply(refs.as_ref().unwrap(), &fresh("root-ref")));
         b.row(
             "files stage, 10000 files, 1000 dirs, 100 units",
             Goal {
@@ -241,7 +242,7 @@ fn main() {
         // The roots the previous row left are already provisioned: apply again.
         let (froot, rroot) = (dir.join("root-flint"), dir.join("root-ref"));
         let mut f = || apply(&froot);
-        let mut r = run_ref.then(|| || reference_apply(refs.as_ref().unwrap(), &rroot));
+        let mut r = run_ref.then_some(|| reference_apply(refs.as_ref().unwrap(), &rroot));
         b.row(
             "the same, applied again (nothing to change)",
             Goal {
@@ -263,11 +264,7 @@ fn main() {
                 "dist binary target/dist/flint: {mb:.2} MB (<= 8 MB {})",
                 if ok { "met" } else { "MISSED" }
             );
-            if ok {
-                b.met += 1
-            } else {
-                b.missed += 1
-            }
+            if ok { b.met += 1 } else { b.missed += 1 }
         }
         Err(_) => println!("dist binary: build it with `cargo build --profile dist --bin flint`"),
     }

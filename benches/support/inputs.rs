@@ -67,7 +67,6 @@ pub fn trees_config(n: usize, dir: &Path) -> String {
     "variant: flatcar\nversion: 1.0.0\nstorage:\n  trees:\n    - local: tree\n      path: /etc/tree\n".into()
 }
 
-
 /// An Ignition config of 10,000 files of 1 KiB (data URLs) in 1,000 directories, the 1,000
 /// directories and 100 enabled units: the files-stage workload of the budgets.
 pub fn apply_config() -> String {

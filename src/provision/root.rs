@@ -77,7 +77,12 @@ impl Root {
                 missing.push(inner);
                 continue;
             }
-            if self.dirs.lock().unwrap_or_else(|e| e.into_inner()).contains(&inner) {
+            if self
+                .dirs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(&inner)
+            {
                 continue;
             }
             let host = self.host(&inner);
