@@ -72,8 +72,9 @@ pub(crate) fn de_error(src: &Source, e: DeError) -> Diagnostic {
 
 /// Reads `bytes` as a JSON tree, with Go's syntax error positions.
 pub fn read_json(bytes: &[u8]) -> Result<Node, Diagnostic> {
-    let src = Source::new(bytes);
     json::parse(bytes).map_err(|e| {
+        // Lines are indexed only for an error: a 10 MB config is read in a few passes.
+        let src = Source::new(bytes);
         // Go reports a syntax error after reading the offending byte; an unexpected end of
         // input has no position and prints as line 0 col 0.
         let pos = match e.at {
@@ -90,8 +91,12 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
     if bytes.is_empty() {
         return Err(Diagnostic::fatal("not a config (empty)"));
     }
+    parse_tree(bytes, read_json(bytes)?)
+}
+
+/// [`parse`], for a caller that already read `bytes` into `tree` (to look at its version).
+pub fn parse_tree(bytes: &[u8], tree: Node) -> Result<Parsed, Diagnostic> {
     let src = Source::new(bytes);
-    let tree = read_json(bytes)?;
 
     let all_keys = |_: &'static str, _: &str| true;
     let (stub, _) = de::from_node::<Stub>(&tree, &all_keys)
