@@ -47,6 +47,9 @@ def write_case(c):
             p = os.path.join(base, rel)
             if content is None:  # a directory
                 os.makedirs(p, exist_ok=True)
+                # git keeps no empty directory: the test makes those listed here.
+                with open(os.path.join(d, "empty-dirs"), "a") as f:
+                    f.write(os.path.join("files", rel) + "\n")
                 continue
             os.makedirs(os.path.dirname(p), exist_ok=True)
             if isinstance(content, tuple) and content[0] == "link":
