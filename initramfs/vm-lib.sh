@@ -107,6 +107,10 @@ build_initramfs() {
       echo "$ko" >>"$R/modules.order"
     done
 
+    # mktemp made the stage 0700; the guest's / must be 0755 as on a real image, or nothing
+    # running as another user (SSH keys are written as their user) can reach /sysroot.
+    chmod 755 "$R"
+    chmod 1777 "$R/tmp"
     (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$cache.tmp"
     mv "$cache.tmp" "$cache"
   ) || { rm -rf "$stage" "$cache.tmp"; return 1; }

@@ -30,11 +30,19 @@ pub fn client_config(roots: &[CertificateDer<'static>]) -> Result<Arc<ClientConf
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut store = RootCertStore::empty();
     store.add_parsable_certificates(roots.iter().cloned());
-    let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider.clone())
-        .build()
-        .map_err(|e| format!("TLS roots: {e}"))?;
+    // No roots at all (an initramfs without a system store, a config naming none) is no
+    // error until a TLS server has to be trusted: plain HTTP must still work.
+    let inner = if store.is_empty() {
+        None
+    } else {
+        let built = WebPkiServerVerifier::builder_with_provider(Arc::new(store), provider.clone())
+            .build()
+            .map_err(|e| format!("TLS roots: {e}"))?;
+        Some(built)
+    };
     let verifier = OwnCertVerifier {
         inner,
+        algs: provider.signature_verification_algorithms,
         trusted: roots.to_vec(),
     };
     let config = ClientConfig::builder_with_provider(provider)
@@ -50,7 +58,8 @@ pub fn client_config(roots: &[CertificateDer<'static>]) -> Result<Arc<ClientConf
 /// one is accepted when it names the host (Go puts a trusted leaf in a chain of its own).
 #[derive(Debug)]
 struct OwnCertVerifier {
-    inner: Arc<WebPkiServerVerifier>,
+    inner: Option<Arc<WebPkiServerVerifier>>,
+    algs: rustls::crypto::WebPkiSupportedAlgorithms,
     trusted: Vec<CertificateDer<'static>>,
 }
 
@@ -63,10 +72,15 @@ impl ServerCertVerifier for OwnCertVerifier {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-        {
+        let verdict = match &self.inner {
+            Some(inner) => {
+                inner.verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+            }
+            None => Err(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::UnknownIssuer,
+            )),
+        };
+        match verdict {
             Ok(v) => Ok(v),
             Err(e)
                 if self
@@ -89,7 +103,7 @@ impl ServerCertVerifier for OwnCertVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
     }
 
     fn verify_tls13_signature(
@@ -98,11 +112,11 @@ impl ServerCertVerifier for OwnCertVerifier {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.inner.supported_verify_schemes()
+        self.algs.supported_schemes()
     }
 }
 
