@@ -29,23 +29,25 @@ pub fn check(bytes: &[u8]) -> Vec<Diagnostic> {
 
 /// [`check`] with the validator `options` name (e.g. Flatcar's, which accepts `oem://`).
 pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
+    let tree = parse::read_json(bytes);
     if options == validate::Options::FLATCAR
-        && let Some(d) = flatcar_version_error(bytes)
+        && let Ok(tree) = &tree
+        && let Some(d) = flatcar_version_error(bytes, tree)
     {
         return vec![d];
     }
-    if let Some((tree, version)) = legacy_tree(bytes) {
-        return legacy::check(bytes, tree, version);
-    }
-    match parse(bytes) {
-        Err(d) => vec![d],
-        Ok(p) => {
-            let src = crate::tree::Source::new(bytes);
-            let issues = validate::validate_with(&p.config, p.version, options);
-            let mut out = validate::locate(issues, &p.tree, &src);
-            out.extend(p.warnings);
-            out
-        }
+    match read_from(bytes, tree) {
+        Document::Legacy(tree, version) => legacy::check(bytes, tree, version),
+        Document::Current(parsed) => match *parsed {
+            Err(d) => vec![d],
+            Ok(p) => {
+                let src = crate::tree::Source::new(bytes);
+                let issues = validate::validate_with(&p.config, p.version, options);
+                let mut out = validate::locate(issues, &p.tree, &src);
+                out.extend(p.warnings);
+                out
+            }
+        },
     }
 }
 
@@ -53,9 +55,8 @@ pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
 /// its version stub also reads `ignitionVersion` (an integer; anything else is Go's type
 /// error), an empty `ignition.version` stands for `ignitionVersion` as `N.0.0`, and every
 /// major version but 3 goes to the 2.x parser, whose refusal it wraps.
-fn flatcar_version_error(bytes: &[u8]) -> Option<Diagnostic> {
+fn flatcar_version_error(bytes: &[u8], tree: &crate::tree::Node) -> Option<Diagnostic> {
     use crate::tree::Value;
-    let tree = parse::read_json(bytes).ok()?;
     // Anything but an object (at the top and under `ignition`) is the stub's type error.
     if !matches!(tree.value, Value::Object(_) | Value::Null)
         || tree
@@ -107,9 +108,9 @@ fn flatcar_version_error(bytes: &[u8]) -> Option<Diagnostic> {
         Some(Value::String(s)) => {
             // A semantic version of another major than 3 that the 2.x parser does not read.
             let other_major = version::is_semver(s) && s.split('.').next() != Some("3");
-            return match legacy::detect(&tree) {
+            return match legacy::detect(tree) {
                 Some(Ok(_)) => None,
-                _ if other_major => Some(two_x(&tree)),
+                _ if other_major => Some(two_x(tree)),
                 _ => None,
             };
         }
@@ -120,7 +121,31 @@ fn flatcar_version_error(bytes: &[u8]) -> Option<Diagnostic> {
             version::VersionError::Invalid.to_string(),
         )),
         1 | 3 => None,
-        _ => Some(two_x(&tree)),
+        _ => Some(two_x(tree)),
+    }
+}
+
+/// A config document, read once: a legacy (spec 1 or 2.x) config's tree and version, or a
+/// 3.x config parsed.
+pub enum Document {
+    Legacy(crate::tree::Node, Result<legacy::LegacyVersion, String>),
+    Current(Box<Result<Parsed, Diagnostic>>),
+}
+
+/// Reads `bytes` as a [`Document`]: the JSON is read once, for its version and its config.
+pub fn read(bytes: &[u8]) -> Document {
+    read_from(bytes, parse::read_json(bytes))
+}
+
+/// [`read`], from `tree`, what [`parse::read_json`] gave for `bytes`.
+fn read_from(bytes: &[u8], tree: Result<crate::tree::Node, Diagnostic>) -> Document {
+    match tree {
+        Ok(tree) => match legacy::detect(&tree) {
+            Some(version) => Document::Legacy(tree, version),
+            None => Document::Current(Box::new(parse::parse_tree(bytes, tree))),
+        },
+        // Not JSON: the parser's own error (and its word for an empty document).
+        Err(_) => Document::Current(Box::new(parse(bytes))),
     }
 }
 
