@@ -218,7 +218,12 @@ def main(a):
     try:
         cases = list(SCENARIOS) + ([] if a.corpora_only else list(gen_scenarios(a.generated, a.seed)))
         for name, setup, storage in cases:
-            same, ref, got = one(name, setup, storage, 64, difftest.FLINT_BIN, difftest.ORACLES, work)
+            try:
+                same, ref, got = one(name, setup, storage, 64, difftest.FLINT_BIN, difftest.ORACLES, work)
+            except (subprocess.SubprocessError, OSError) as e:
+                # a hung stage or a missing loop device is a divergence to look at, not the
+                # end of the run
+                same, ref, got = False, ("harness", b"", str(e).encode()), ("harness", b"", b"")
             total += 1
             if not same:
                 div += 1
@@ -231,10 +236,13 @@ def main(a):
                     json.dump({"setup": setup, "storage": storage}, f, indent=1)
                 for who, r in (("reference", ref), ("flint", got)):
                     with open(os.path.join(d, who + ".out"), "wb") as f:
-                        f.write(b"exit %d\n--- layout\n" % r[0] + r[1] + b"\n--- stderr\n" + r[2])
+                        f.write(b"exit %s\n--- layout\n" % str(r[0]).encode() + r[1] + b"\n--- stderr\n" + r[2])
+                # only a divergence deliberate.py explains has a reason to write down (`why` is
+                # None for the others: writing it unconditionally crashed the run)
+                if why:
                     with open(os.path.join(d, "deliberate"), "w") as f:
                         f.write(why + "\n")
-                print("DIVERGES %s (exit %d / %d)%s" % (name, ref[0], got[0], " deliberate: " + why if why else ""),
+                print("DIVERGES %s (exit %s / %s)%s" % (name, ref[0], got[0], " deliberate: " + why if why else ""),
                       flush=True)
     finally:
         subprocess.run(["rm", "-rf", work])
