@@ -1,6 +1,8 @@
 //! Deserializes the typed model from a positioned [`Node`] tree with Go `encoding/json`
-//! semantics: `null` leaves a field at its zero value, the last of repeated keys wins, numbers
-//! must be integers where the model wants one. Unknown keys (and keys the document's version
+//! semantics: `null` leaves a value as it was (a pointer or a list it empties), a repeated
+//! key (matched ignoring case) is decoded again into what the earlier ones left (objects
+//! merge, list items are decoded over the earlier list's), numbers must be integers where
+//! the model wants one, and the first type mismatch in the document is the one reported. Unknown keys (and keys the document's version
 //! does not have) are not errors but are collected, with their positions, for "unused key"
 //! warnings; type errors carry the offset Go would report and the JSON path.
 
@@ -8,6 +10,7 @@ use crate::tree::{JsonPath, Node, Seg, Value};
 use crate::yaml::resolve::{Resolved, resolve, resolve_bool};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 
 /// Decides whether key `key` exists on struct `ty` (the Rust type name) in the document's
@@ -21,6 +24,10 @@ pub struct DeError {
     pub offset: Option<u32>,
     pub path: Option<JsonPath>,
     pub message: String,
+    /// The value that did not fit (containers without their contents), for wording the
+    /// error as upstream does: with repeated keys it need not be the one the tree holds at
+    /// `path`.
+    pub found: Option<Value>,
 }
 
 impl fmt::Display for DeError {
@@ -37,6 +44,7 @@ impl de::Error for DeError {
             offset: None,
             path: None,
             message: msg.to_string(),
+            found: None,
         }
     }
 }
@@ -84,24 +92,63 @@ pub fn from_tree<T: DeserializeOwned>(
         gate,
         flavor,
         unused: RefCell::new(Vec::new()),
-        quiet: std::cell::Cell::new(0),
+        first: RefCell::new(None),
     };
     let de = NodeDe {
         node,
         path: &Path::Root,
         key_offset: None,
+        report: true,
+        prior: Vec::new(),
         st: &state,
     };
-    let value = T::deserialize(de)?;
-    Ok((value, state.unused.into_inner()))
+    let value = T::deserialize(de);
+    let at = |e: &DeError| e.offset.unwrap_or(u32::MAX);
+    match (value, state.first.into_inner()) {
+        (Ok(v), None) => Ok((v, state.unused.into_inner())),
+        (Ok(_), Some(noted)) => Err(noted),
+        (Err(e), Some(noted)) if at(&noted) <= at(&e) => Err(noted),
+        (Err(e), _) => Err(e),
+    }
 }
 
 struct State<'g> {
     gate: KeyGate<'g>,
     flavor: Flavor,
     unused: RefCell<Vec<Unused>>,
-    /// Above zero while reading below a case-folded key, where nothing is reported unused.
-    quiet: std::cell::Cell<u32>,
+    /// The first type mismatch in the document (JSON): Go's decoder notes it, leaves the
+    /// value as it was and reads on.
+    first: RefCell<Option<DeError>>,
+}
+
+impl State<'_> {
+    fn note(&self, e: DeError) {
+        let mut first = self.first.borrow_mut();
+        let at = |e: &DeError| e.offset.unwrap_or(u32::MAX);
+        if first.as_ref().is_none_or(|f| at(&e) < at(f)) {
+            *first = Some(e);
+        }
+    }
+}
+
+/// Whether `node` is a YAML plain scalar that means null.
+fn plain_null(node: &Node) -> bool {
+    matches!(&node.value, Value::Plain(t) if resolve(t) == Resolved::Null)
+}
+
+fn is_null(node: &Node) -> bool {
+    matches!(node.value, Value::Null) || plain_null(node)
+}
+
+/// One decoding of a value: Go decodes a repeated key again into what the earlier
+/// occurrences left, so a value may have several, in document order.
+#[derive(Clone, Copy)]
+struct Occ<'a, 'p> {
+    node: &'a Node,
+    path: &'p Path<'p>,
+    /// Whether this is the node upstream's unused-key pass finds at its path: its context
+    /// tree keeps, of the keys written exactly alike, the last.
+    report: bool,
 }
 
 /// Go's `encoding/json` matches a key to a field ignoring case with Unicode simple folding
@@ -159,24 +206,58 @@ struct NodeDe<'a, 'p, 'g> {
     node: &'a Node,
     path: &'p Path<'p>,
     key_offset: Option<u32>,
+    /// Whether unused keys below `node` are reported (see [`Occ::report`]).
+    report: bool,
+    /// Earlier decodings of the same value, in document order (usually none).
+    prior: Vec<Occ<'a, 'p>>,
     st: &'a State<'g>,
 }
 
-impl NodeDe<'_, '_, '_> {
+impl<'a, 'p> NodeDe<'a, 'p, '_> {
+    /// Every decoding of this value in document order: the earlier ones, then this one.
+    fn occs(&self) -> impl Iterator<Item = Occ<'a, 'p>> + '_ {
+        self.prior.iter().copied().chain(std::iter::once(Occ {
+            node: self.node,
+            path: self.path,
+            report: self.report,
+        }))
+    }
+
+    /// A type mismatch in one decoding: JSON notes it and reads on (Go keeps the value as
+    /// it was); go-yaml's is returned.
+    fn fail(&self, o: Occ<'_, '_>, want: &str) -> Result<(), DeError> {
+        let e = self.mismatch(o.node, o.path, want);
+        match self.st.flavor {
+            Flavor::Yaml => Err(e),
+            Flavor::Json => {
+                self.st.note(e);
+                Ok(())
+            }
+        }
+    }
+
     /// Go's JSON decoder reports a mismatch after a scalar, or just inside a container's
     /// bracket; go-yaml reports the value's own position.
     fn go_offset(&self) -> u32 {
+        self.offset_of(self.node)
+    }
+
+    fn offset_of(&self, node: &Node) -> u32 {
         match self.st.flavor {
-            Flavor::Yaml => self.node.start,
-            Flavor::Json if self.node.is_container() => self.node.start + 1,
-            Flavor::Json => self.node.end,
+            Flavor::Yaml => node.start,
+            Flavor::Json if node.is_container() => node.start + 1,
+            Flavor::Json => node.end,
         }
     }
 
     fn type_error(&self, want: &str) -> DeError {
+        self.mismatch(self.node, self.path, want)
+    }
+
+    fn mismatch(&self, node: &Node, path: &Path<'_>, want: &str) -> DeError {
         let message = match self.st.flavor {
             Flavor::Json => {
-                let found = match &self.node.value {
+                let found = match &node.value {
                     // Go quotes the number whole; a hostile one is clipped.
                     Value::Number(n)
                         if n.to_string().len() > crate::ignition::MAX_QUOTED_NUMBER =>
@@ -190,7 +271,7 @@ impl NodeDe<'_, '_, '_> {
                 format!("cannot unmarshal {found} into a value of type {want}")
             }
             Flavor::Yaml => {
-                let found = match &self.node.value {
+                let found = match &node.value {
                     Value::Plain(t) => format!("{} `{}`", resolve(t).tag(), short(t)),
                     Value::String(t) => format!("!!str `{}`", short(t)),
                     Value::Array(_) => "!!seq".to_string(),
@@ -200,10 +281,16 @@ impl NodeDe<'_, '_, '_> {
                 format!("cannot unmarshal {found} into {want}")
             }
         };
+        let found = match &node.value {
+            Value::Array(_) => Value::Array(Vec::new()),
+            Value::Object(_) => Value::Object(Vec::new()),
+            v => v.clone(),
+        };
         DeError {
-            offset: Some(self.go_offset()),
-            path: Some(self.path.to_json_path()),
+            offset: Some(self.offset_of(node)),
+            path: Some(path.to_json_path()),
             message,
+            found: Some(found),
         }
     }
 
@@ -216,26 +303,27 @@ impl NodeDe<'_, '_, '_> {
         e
     }
 
-    /// Whether this is a YAML plain scalar that means null.
-    fn plain_null(&self) -> bool {
-        matches!(&self.node.value, Value::Plain(t) if resolve(t) == Resolved::Null)
-    }
-
+    /// The integer the decodings leave (`None`: only nulls).
     fn integer<T: TryFrom<i128>>(&self, want: &str) -> Result<Option<T>, DeError> {
-        let wide: Option<i128> = match &self.node.value {
-            Value::Null => return Ok(None),
-            Value::Number(n) => n.parse::<i128>().ok(),
-            Value::Plain(t) => match resolve(t) {
-                Resolved::Null => return Ok(None),
-                Resolved::Int(i) => Some(i),
-                Resolved::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(f as i128),
+        let mut out = None;
+        for o in self.occs() {
+            let wide: Option<i128> = match &o.node.value {
+                Value::Null => continue,
+                Value::Number(n) => n.parse::<i128>().ok(),
+                Value::Plain(t) => match resolve(t) {
+                    Resolved::Null => continue,
+                    Resolved::Int(i) => Some(i),
+                    Resolved::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(f as i128),
+                    _ => None,
+                },
                 _ => None,
-            },
-            _ => None,
-        };
-        wide.and_then(|v| T::try_from(v).ok())
-            .map(Some)
-            .ok_or_else(|| self.type_error(want))
+            };
+            match wide.and_then(|v| T::try_from(v).ok()) {
+                Some(v) => out = Some(v),
+                None => self.fail(o, want)?,
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -279,16 +367,18 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        let b = match &self.node.value {
-            Value::Bool(b) => *b,
-            Value::Null => false,
-            Value::Plain(_) if self.plain_null() => false,
-            Value::Plain(t) => match resolve_bool(t) {
-                Some(b) => b,
-                None => return Err(self.type_error("bool")),
-            },
-            _ => return Err(self.type_error("bool")),
-        };
+        let mut b = false;
+        for o in self.occs() {
+            match &o.node.value {
+                Value::Bool(x) => b = *x,
+                _ if is_null(o.node) => {}
+                Value::Plain(t) => match resolve_bool(t) {
+                    Some(x) => b = x,
+                    None => self.fail(o, "bool")?,
+                },
+                _ => self.fail(o, "bool")?,
+            }
+        }
         v.visit_bool(b).map_err(|e| self.locate(e))
     }
 
@@ -308,17 +398,22 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        let f = match &self.node.value {
-            Value::Number(n) => n.parse::<f64>().map_err(|_| self.type_error("float64"))?,
-            Value::Null => 0.0,
-            Value::Plain(t) => match resolve(t) {
-                Resolved::Null => 0.0,
-                Resolved::Int(i) => i as f64,
-                Resolved::Float(f) => f,
-                _ => return Err(self.type_error("float64")),
-            },
-            _ => return Err(self.type_error("float64")),
-        };
+        let mut f = 0.0;
+        for o in self.occs() {
+            match &o.node.value {
+                Value::Number(n) => match n.parse::<f64>() {
+                    Ok(x) => f = x,
+                    Err(_) => self.fail(o, "float64")?,
+                },
+                _ if is_null(o.node) => {}
+                Value::Plain(t) => match resolve(t) {
+                    Resolved::Int(i) => f = i as f64,
+                    Resolved::Float(x) => f = x,
+                    _ => self.fail(o, "float64")?,
+                },
+                _ => self.fail(o, "float64")?,
+            }
+        }
         v.visit_f64(f).map_err(|e| self.locate(e))
     }
 
@@ -327,14 +422,16 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        let r = match &self.node.value {
-            Value::String(s) => v.visit_str(s),
-            Value::Null => v.visit_str(""),
-            Value::Plain(_) if self.plain_null() => v.visit_str(""),
-            Value::Plain(t) => v.visit_str(t),
-            _ => return Err(self.type_error("string")),
-        };
-        r.map_err(|e| self.locate(e))
+        let mut s = "";
+        for o in self.occs() {
+            match &o.node.value {
+                Value::String(x) => s = x,
+                _ if is_null(o.node) => {}
+                Value::Plain(t) => s = t,
+                _ => self.fail(o, "string")?,
+            }
+        }
+        v.visit_str(s).map_err(|e| self.locate(e))
     }
 
     fn deserialize_string<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
@@ -350,11 +447,15 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        match self.node.value {
-            Value::Null => v.visit_none(),
-            Value::Plain(_) if self.plain_null() => v.visit_none(),
-            _ => v.visit_some(self),
+        if is_null(self.node) {
+            return v.visit_none();
         }
+        // A null sets a pointer to nil: what came before it is gone.
+        let mut me = self;
+        if let Some(i) = me.prior.iter().rposition(|o| is_null(o.node)) {
+            me.prior.drain(..=i);
+        }
+        v.visit_some(me)
     }
 
     fn deserialize_unit<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
@@ -378,16 +479,20 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
-        let items: &[Node] = match &self.node.value {
-            Value::Array(items) => items,
-            Value::Null => &[],
-            Value::Plain(_) if self.plain_null() => &[],
-            _ => return Err(self.type_error("array")),
-        };
+        // Go decodes a list's items over the earlier list's (its backing array), keeping
+        // the last list's length; null and `[]` start afresh.
+        let mut layers: Vec<Occ<'_, '_>> = Vec::new();
+        for o in self.occs() {
+            match &o.node.value {
+                Value::Array(items) if items.is_empty() => layers.clear(),
+                Value::Array(_) => layers.push(o),
+                _ if is_null(o.node) => layers.clear(),
+                _ => self.fail(o, "array")?,
+            }
+        }
         let access = Seq {
-            items,
+            layers,
             next: 0,
-            path: self.path,
             st: self.st,
         };
         v.visit_seq(access).map_err(|e| self.locate(e))
@@ -440,7 +545,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
         // Only reached for keys the model has no field for.
         if let Some(offset) = self.key_offset
-            && self.st.quiet.get() == 0
+            && self.report
         {
             self.st.unused.borrow_mut().push(Unused {
                 path: self.path.to_json_path(),
@@ -457,28 +562,47 @@ impl<'de> NodeDe<'_, '_, '_> {
         ty: Option<(&'static str, &'static [&'static str])>,
         v: V,
     ) -> Result<V::Value, DeError> {
-        let entries = match &self.node.value {
-            Value::Object(entries) => entries.as_slice(),
-            Value::Null => &[],
-            Value::Plain(_) if self.plain_null() => &[],
-            _ => return Err(self.type_error("object")),
-        };
-        let access = Map {
+        // Go decodes a repeated object into the struct the earlier ones filled: their
+        // keys are read in turn, as one object's.
+        let mut entries = Vec::new();
+        for o in self.occs() {
+            match &o.node.value {
+                Value::Object(es) => entries.extend(es.iter().map(|e| Keyed {
+                    entry: e,
+                    parent: o.path,
+                    report: o.report,
+                })),
+                _ if is_null(o.node) => {}
+                _ => self.fail(o, "object")?,
+            }
+        }
+        let mut access = Map {
             entries,
+            fields: Vec::new(),
+            first_of_field: HashMap::new(),
+            last_of_field: HashMap::new(),
+            last_reported_key: HashMap::new(),
             next: 0,
             ty,
-            path: self.path,
             st: self.st,
         };
+        access.index();
         v.visit_map(access).map_err(|e| self.locate(e))
     }
 }
 
 struct Seq<'a, 'p, 'g> {
-    items: &'a [Node],
+    /// The lists decoded in turn (the last gives the length).
+    layers: Vec<Occ<'a, 'p>>,
     next: usize,
-    path: &'p Path<'p>,
     st: &'a State<'g>,
+}
+
+fn items<'a>(o: &Occ<'a, '_>) -> &'a [Node] {
+    match &o.node.value {
+        Value::Array(items) => items,
+        _ => &[],
+    }
 }
 
 impl<'de> de::SeqAccess<'de> for Seq<'_, '_, '_> {
@@ -488,35 +612,100 @@ impl<'de> de::SeqAccess<'de> for Seq<'_, '_, '_> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, DeError> {
-        let Some(node) = self.items.get(self.next) else {
+        let Some(last) = self.layers.last() else {
             return Ok(None);
         };
-        let path = Path::Index(self.path, self.next);
+        let i = self.next;
+        let Some(node) = items(last).get(i) else {
+            return Ok(None);
+        };
         self.next += 1;
+        if self.layers.len() == 1 {
+            let path = Path::Index(last.path, i);
+            return seed
+                .deserialize(NodeDe {
+                    node,
+                    path: &path,
+                    key_offset: None,
+                    report: last.report,
+                    prior: Vec::new(),
+                    st: self.st,
+                })
+                .map(Some);
+        }
+        let paths: Vec<Path<'_>> = self.layers.iter().map(|l| Path::Index(l.path, i)).collect();
+        let mut occs: Vec<Occ<'_, '_>> = self
+            .layers
+            .iter()
+            .zip(&paths)
+            .filter_map(|(l, path)| {
+                items(l).get(i).map(|node| Occ {
+                    node,
+                    path,
+                    report: l.report,
+                })
+            })
+            .collect();
+        let me = occs.pop().expect("the last list has the item");
         seed.deserialize(NodeDe {
-            node,
-            path: &path,
+            node: me.node,
+            path: me.path,
             key_offset: None,
+            report: me.report,
+            prior: occs,
             st: self.st,
         })
         .map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.items.len() - self.next)
+        self.layers
+            .last()
+            .map(|l| items(l).len().saturating_sub(self.next))
     }
 }
 
+/// An object's entry, with where the object is and whether its keys are reported.
+#[derive(Clone, Copy)]
+struct Keyed<'a, 'p> {
+    entry: &'a crate::tree::Entry,
+    parent: &'p Path<'p>,
+    report: bool,
+}
+
 struct Map<'a, 'p, 'g> {
-    entries: &'a [crate::tree::Entry],
+    entries: Vec<Keyed<'a, 'p>>,
+    /// The field each entry fills.
+    fields: Vec<&'a str>,
+    /// Where each field's first and last entries are.
+    first_of_field: HashMap<&'a str, usize>,
+    last_of_field: HashMap<&'a str, usize>,
+    /// Where each key text last appears among the reported entries.
+    last_reported_key: HashMap<&'a str, usize>,
     next: usize,
     /// The struct's name and its fields' names, when reading a struct.
     ty: Option<(&'static str, &'static [&'static str])>,
-    path: &'p Path<'p>,
     st: &'a State<'g>,
 }
 
 impl<'a> Map<'a, '_, '_> {
+    /// Notes each entry's field, and which entries are the last of their field and of
+    /// their key text (a hostile object has many thousand keys: no pairwise comparing).
+    fn index(&mut self) {
+        self.fields = self
+            .entries
+            .iter()
+            .map(|k| self.field_for(&k.entry.key))
+            .collect();
+        for (n, (k, f)) in self.entries.iter().zip(&self.fields).enumerate() {
+            self.first_of_field.entry(f).or_insert(n);
+            self.last_of_field.insert(f, n);
+            if k.report {
+                self.last_reported_key.insert(&k.entry.key, n);
+            }
+        }
+    }
+
     /// The struct field a key fills: Go's JSON decoder matches field names exactly, or else
     /// case-insensitively; YAML matches exactly.
     fn field_for(&self, key: &'a str) -> &'a str {
@@ -538,29 +727,23 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, DeError> {
-        while let Some(e) = self.entries.get(self.next) {
-            let field = self.field_for(&e.key);
-            // Go decodes repeated keys in turn (matched case-insensitively, for JSON): the
-            // last one counts, but a later `null` changes nothing.
-            let json = self.st.flavor == Flavor::Json;
-            let repeated = self.entries[self.next + 1..].iter().any(|l| {
-                self.field_for(&l.key) == field && !(json && matches!(l.value.value, Value::Null))
-            }) || (json
-                && matches!(e.value.value, Value::Null)
-                && self.entries[..self.next]
-                    .iter()
-                    .any(|l| self.field_for(&l.key) == field));
+        while let Some(&k) = self.entries.get(self.next) {
+            let e = k.entry;
+            let field = self.fields[self.next];
+            let n = self.next;
+            // A key upstream's context tree holds but its model does not take is reported
+            // once, where it last appears.
             let unused = |st: &State<'_>| {
-                if st.quiet.get() > 0 {
-                    return;
+                if k.report && self.last_reported_key.get(e.key.as_str()) == Some(&n) {
+                    st.unused.borrow_mut().push(Unused {
+                        path: Path::Key(k.parent, &e.key).to_json_path(),
+                        offset: e.key_start,
+                    });
                 }
-                let path = Path::Key(self.path, &e.key);
-                st.unused.borrow_mut().push(Unused {
-                    path: path.to_json_path(),
-                    offset: e.key_start,
-                });
             };
-            if repeated {
+            // Repeated keys (matched case-insensitively, for JSON) are decoded in turn, at
+            // the last of them.
+            if self.last_of_field.get(field) != Some(&n) {
                 if field != e.key {
                     unused(self.st);
                 }
@@ -586,25 +769,61 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
-        let e = &self.entries[self.next];
+        let k = self.entries[self.next];
+        let e = k.entry;
         self.next += 1;
-        let path = Path::Key(self.path, &e.key);
+        let field = self.fields[self.next - 1];
         // Below a key matched only case-insensitively upstream's unused-key pass finds no
         // JSON for the struct (it looks by exact name) and reports nothing.
-        let folded = self.field_for(&e.key) != e.key;
-        if folded {
-            self.st.quiet.set(self.st.quiet.get() + 1);
+        let repeated = self.first_of_field.get(field) != Some(&(self.next - 1));
+        let earlier: Vec<Keyed<'_, '_>> = if repeated {
+            (self.entries[..self.next - 1].iter().zip(&self.fields))
+                .filter(|(_, f)| **f == field)
+                .map(|(l, _)| *l)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if earlier.is_empty() {
+            let path = Path::Key(k.parent, &e.key);
+            return seed.deserialize(NodeDe {
+                node: &e.value,
+                path: &path,
+                key_offset: Some(e.key_start),
+                report: k.report && field == e.key,
+                prior: Vec::new(),
+                st: self.st,
+            });
         }
-        let r = seed.deserialize(NodeDe {
-            node: &e.value,
-            path: &path,
+        let all: Vec<Keyed<'_, '_>> = earlier.into_iter().chain(std::iter::once(k)).collect();
+        let paths: Vec<Path<'_>> = all
+            .iter()
+            .map(|l| Path::Key(l.parent, &l.entry.key))
+            .collect();
+        let mut occs: Vec<Occ<'_, '_>> = all
+            .iter()
+            .zip(&paths)
+            .enumerate()
+            .map(|(n, (l, path))| Occ {
+                node: &l.entry.value,
+                path,
+                // The context tree keeps the last key written exactly as the field.
+                report: l.report
+                    && l.entry.key == field
+                    && !all[n + 1..]
+                        .iter()
+                        .any(|m| m.report && m.entry.key == field),
+            })
+            .collect();
+        let me = occs.pop().expect("the key itself");
+        seed.deserialize(NodeDe {
+            node: me.node,
+            path: me.path,
             key_offset: Some(e.key_start),
+            report: me.report,
+            prior: occs,
             st: self.st,
-        });
-        if folded {
-            self.st.quiet.set(self.st.quiet.get() - 1);
-        }
-        r
+        })
     }
 }
 
@@ -654,6 +873,42 @@ mod tests {
         let paths: Vec<String> = unused.iter().map(|u| u.path.to_string()).collect();
         assert_eq!(paths, vec!["$.items.0.bogus", "$.items.0.newKey"]);
         assert_eq!(unused[0].offset, 41);
+    }
+
+    #[test]
+    fn repeated_keys_decode_over_what_came_before() {
+        let items = |s: &str| read(s).unwrap().0.items;
+        let inner = |mode: Option<i64>, name: &str| Inner {
+            mode,
+            name: name.into(),
+            new_key: None,
+        };
+        // Objects merge; a null empties an optional value and leaves a plain one.
+        assert_eq!(
+            items(r#"{"items":[{"mode":1,"name":"a"},{}],"items":[{"mode":null,"name":null}]}"#),
+            vec![inner(None, "a")]
+        );
+        // Items are decoded over the earlier list's, even past a shorter list between.
+        assert_eq!(
+            items(r#"{"items":[{"name":"a"},{"name":"b"}],"items":[{}],"items":[{},{}]}"#),
+            vec![inner(None, "a"), inner(None, "b")]
+        );
+        // `[]` and null start afresh.
+        assert_eq!(
+            items(r#"{"items":[{"name":"a"}],"items":[],"items":[{}]}"#),
+            vec![inner(None, "")]
+        );
+        assert_eq!(items(r#"{"items":[{"name":"a"}],"items":null}"#), vec![]);
+        assert!(read(r#"{"flag":true,"flag":null}"#).unwrap().0.flag);
+    }
+
+    #[test]
+    fn first_type_error_in_the_document_wins() {
+        let doc = r#"{"items":[{"mode":"x"}],"flag":1,"items":"y"}"#;
+        let e = read(doc).unwrap_err();
+        assert_eq!(e.offset, Some(doc.find(r#""x""#).unwrap() as u32 + 3));
+        assert_eq!(e.path.unwrap().to_string(), "$.items.0.mode");
+        assert_eq!(e.found, Some(Value::String("x".into())));
     }
 
     #[test]

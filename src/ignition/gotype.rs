@@ -263,6 +263,37 @@ pub fn is_walked_struct(path: &JsonPath, version: Version) -> bool {
     }
 }
 
+/// Where upstream's unused-key pass reaches the struct at `path`: sorting by these keys
+/// gives the order it reports unused keys and "context tree" warnings in. That pass walks the
+/// decoded config depth first and reports a struct's own keys before anything below it;
+/// the generated Go structs declare their fields alphabetically (the JSON names compared
+/// without case, for every field that holds a struct), except that files, directories and
+/// links embed the fields they share (`group`, `overwrite`, `path`, `user`) first.
+pub fn walk_position(path: &JsonPath, version: Version) -> Vec<(u8, usize, String)> {
+    let mut key = Vec::with_capacity(path.segs().len());
+    let mut ty = Some("Config".to_string());
+    for seg in path.segs() {
+        match seg {
+            Seg::Index(i) => {
+                key.push((0, *i, String::new()));
+                ty = ty.and_then(|t| match t.strip_prefix("[]") {
+                    Some(elem) => Some(elem.to_string()),
+                    None if t == "HTTPHeaders" => Some("HTTPHeader".into()),
+                    None => None,
+                });
+            }
+            Seg::Key(k) => {
+                let name = canonical(k);
+                let shared = matches!(ty.as_deref(), Some("File" | "Directory" | "Link"))
+                    && matches!(name, "group" | "overwrite" | "path" | "user");
+                key.push((u8::from(!shared), 0, name.to_ascii_lowercase()));
+                ty = ty.and_then(|t| field(&t, name, version).map(str::to_string));
+            }
+        }
+    }
+    key
+}
+
 /// How Go prints a type in an error: builtins as they are, the rest qualified by package.
 fn display(ty: &str) -> String {
     if let Some(elem) = ty.strip_prefix("[]") {

@@ -57,7 +57,11 @@ fn go_de_error(
 ) -> Diagnostic {
     let pos = e.offset.map(|o| go_locate(src, len, o));
     if let Some(path) = &e.path
-        && let Some(message) = gotype::type_error(path, &tree.deepest(path).value, version)
+        && let Some(message) = gotype::type_error(
+            path,
+            e.found.as_ref().unwrap_or(&tree.deepest(path).value),
+            version,
+        )
     {
         return Diagnostic::error(None, pos, message);
     }
@@ -116,12 +120,19 @@ pub fn parse_tree(bytes: &[u8], tree: Node) -> Result<Parsed, Diagnostic> {
     if version == Version::V3_2 {
         mark_custom_objects(&mut config, &tree);
     }
-    let unused_paths: Vec<JsonPath> = unused.iter().map(|u| u.path.clone()).collect();
-    let mut found: Vec<(u32, Diagnostic)> = unused
+    let unused_paths: std::collections::HashSet<JsonPath> =
+        unused.iter().map(|u| u.path.clone()).collect();
+    // Ordered as upstream's walk reaches them: by the struct they are found in (an unused
+    // key's parent, a null struct itself), then in the document's order.
+    type WalkKey = Vec<(u8, usize, String)>;
+    let mut found: Vec<(WalkKey, u32, Diagnostic)> = unused
         .into_iter()
         .map(|u| {
             let offset = u.offset;
-            (offset, u.warning(src.locate(offset)))
+            let mut parent = u.path.clone();
+            parent.pop();
+            let walk = gotype::walk_position(&parent, version);
+            (walk, offset, u.warning(src.locate(offset)))
         })
         .collect();
     null_structs(
@@ -131,6 +142,7 @@ pub fn parse_tree(bytes: &[u8], tree: Node) -> Result<Parsed, Diagnostic> {
         &unused_paths,
         &mut |path, node| {
             found.push((
+            gotype::walk_position(path, version),
             node.start,
             Diagnostic::warning(
                 Some(path.clone()),
@@ -142,8 +154,8 @@ pub fn parse_tree(bytes: &[u8], tree: Node) -> Result<Parsed, Diagnostic> {
         ));
         },
     );
-    found.sort_by_key(|(offset, _)| *offset);
-    let warnings = found.into_iter().map(|(_, d)| d).collect();
+    found.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let warnings = found.into_iter().map(|(_, _, d)| d).collect();
     Ok(Parsed {
         config,
         version,
@@ -160,7 +172,7 @@ fn null_structs(
     node: &Node,
     path: &JsonPath,
     version: Version,
-    unused: &[JsonPath],
+    unused: &std::collections::HashSet<JsonPath>,
     report: &mut dyn FnMut(&JsonPath, &Node),
 ) {
     match &node.value {
@@ -168,9 +180,12 @@ fn null_structs(
             report(path, node)
         }
         Value::Object(entries) => {
+            // Go keeps the last of repeated keys.
+            let last: std::collections::HashMap<&str, usize> = (entries.iter().enumerate())
+                .map(|(i, e)| (e.key.as_str(), i))
+                .collect();
             for (i, e) in entries.iter().enumerate() {
-                // Go keeps the last of repeated keys.
-                if entries[i + 1..].iter().any(|l| l.key == e.key) {
+                if last.get(e.key.as_str()) != Some(&i) {
                     continue;
                 }
                 let p = path.key(&e.key);

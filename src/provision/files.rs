@@ -220,8 +220,12 @@ fn ids(
     Ok((uid, gid))
 }
 
-/// The files stage's entries in the order they run.
-fn ordered(cfg: &Config) -> Vec<(usize, JsonPath, String)> {
+/// The files stage's entries in the order they run, each with its path as the root's links
+/// resolve it before anything is written: upstream resolves every path first and orders by
+/// the depth of the result, so `/lnk/f` (with `/lnk -> /etc`) is `/etc/f` even when an
+/// entry before it replaces `/lnk`. On a later run such an entry no longer resolves (the
+/// config's own file stands where its link was) and is left out: the first run wrote it.
+fn ordered(cfg: &Config, root: &Root, first_run: bool) -> Vec<(usize, JsonPath, String)> {
     let st = JsonPath::root().key("storage");
     let mut v: Vec<(usize, JsonPath, String, bool)> = Vec::new();
     for (i, d) in cfg.storage.directories.iter().enumerate() {
@@ -237,6 +241,27 @@ fn ordered(cfg: &Config) -> Vec<(usize, JsonPath, String)> {
             l.path.clone(),
             l.hard == Some(true),
         ));
+    }
+    let mut through_own_entry = Vec::new();
+    for (n, e) in v.iter_mut().enumerate() {
+        // A path that does not resolve yet fails where it runs, naming its entry.
+        match root.resolve(&e.2) {
+            Ok(r) => e.2 = r.inner,
+            Err(m) => through_own_entry.push((n, m)),
+        }
+    }
+    if !first_run {
+        let own: HashSet<String> = v
+            .iter()
+            .map(|e| format!("{} is not a directory", e.2))
+            .collect();
+        for (n, _) in through_own_entry
+            .iter()
+            .rev()
+            .filter(|(_, m)| own.contains(m))
+        {
+            v.remove(*n);
+        }
     }
     let depth = |p: &str| p.split('/').filter(|s| !s.is_empty()).count();
     // Within a depth, by path: entries of one directory are then written together, which
@@ -290,7 +315,7 @@ pub fn run(
     same_place(cfg, root)?;
     let mut planned_dirs: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
-    for (kind, entry, path) in ordered(cfg) {
+    for (kind, entry, path) in ordered(cfg, root, first_run) {
         let fail = |message: String| EntryError {
             entry: entry.clone(),
             message,
