@@ -2,6 +2,7 @@
 //! binaries only parse arguments and turn results into exit codes.
 
 pub mod completions;
+mod gofmt;
 pub mod ignition_validate;
 pub mod migrate;
 pub mod provision;

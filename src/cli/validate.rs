@@ -291,14 +291,16 @@ pub fn validate_one(path: &Path) -> i32 {
         failure: None,
     };
     // Upstream trims the white space off the end of its whole report (a last unused key
-    // "x " reads "x").
+    // "x " reads "x"), and prints it as a Go format string.
     let mut report = Vec::new();
     let _ = print_lines(&mut report, &mut io::stderr(), &o, None);
     let report = String::from_utf8_lossy(&report);
     let report = report.trim_end();
     let mut out = io::stdout().lock();
     if !report.is_empty() {
-        let _ = writeln!(out, "{report}");
+        // The newline is part of the format string (a last `%` reads it as its verb).
+        let report = super::gofmt::sprintf_without_args(&format!("{report}\n"));
+        let _ = write!(out, "{report}");
     }
     let _ = out.flush();
     i32::from(o.failed(false))
