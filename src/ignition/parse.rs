@@ -112,8 +112,13 @@ pub fn parse_tree(bytes: &[u8], tree: Node) -> Result<Parsed, Diagnostic> {
     let version = Version::parse(&version_text).map_err(|e| Diagnostic::fatal(e.to_string()))?;
 
     let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
-    let (mut config, mut unused) = de::from_node::<Config>(&tree, &gate)
-        .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, Some(version)))?;
+    // 3.0.0's references have no `compression`: whatever it holds is never decoded.
+    let stripped = (version == Version::V3_0)
+        .then(|| strip_reference_compression(&tree))
+        .flatten();
+    let (mut config, mut unused) =
+        de::from_node::<Config>(stripped.as_ref().unwrap_or(&tree), &gate)
+            .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, Some(version)))?;
     if version == Version::V3_0 {
         drop_reference_compression(&mut config, &tree, &mut unused);
     }
@@ -234,6 +239,44 @@ fn drop_reference_compression(config: &mut Config, tree: &Node, unused: &mut Vec
             unused.push(de::Unused { path: key, offset });
         }
     }
+}
+
+/// `tree` without the `compression` keys of its config and CA references (3.0.0 had none:
+/// a value there of any type is only an unused key), when it has any.
+fn strip_reference_compression(tree: &Node) -> Option<Node> {
+    fn refs(node: &mut Node, path: &[&str]) -> bool {
+        let Some((first, rest)) = path.split_first() else {
+            let strip = |n: &mut Node| match &mut n.value {
+                Value::Object(es) => {
+                    let before = es.len();
+                    es.retain(|e| !e.key.eq_ignore_ascii_case("compression"));
+                    es.len() != before
+                }
+                _ => false,
+            };
+            return match &mut node.value {
+                Value::Array(items) => items.iter_mut().fold(false, |a, n| strip(n) | a),
+                _ => strip(node),
+            };
+        };
+        match &mut node.value {
+            Value::Object(es) => es
+                .iter_mut()
+                .filter(|e| e.key == *first)
+                .fold(false, |a, e| refs(&mut e.value, rest) | a),
+            _ => false,
+        }
+    }
+    let mut copy = tree.clone();
+    let mut changed = false;
+    for path in [
+        &["ignition", "config", "merge"][..],
+        &["ignition", "config", "replace"],
+        &["ignition", "security", "tls", "certificateAuthorities"],
+    ] {
+        changed |= refs(&mut copy, path);
+    }
+    changed.then_some(copy)
 }
 
 /// 3.2.0 held `clevis.custom` by pointer, so an empty `custom: {}` was still "given" (and
