@@ -174,6 +174,14 @@ pub fn check(url: &str) -> Result<(), String> {
     let Some(rest) = url.strip_prefix("data:") else {
         return Err("missing data prefix".into());
     };
+    // The two headers Butane writes, read as the grammar below would, without going through
+    // the URL character by character.
+    if let Some(data) = rest.strip_prefix(";base64,") {
+        return check_data(data, true);
+    }
+    if let Some(data) = rest.strip_prefix(',') {
+        return check_data(data, false);
+    }
     let s: Vec<char> = rest.chars().collect();
     let mut i = 0;
     let err = |m: &str| Err(m.to_string());
@@ -302,13 +310,19 @@ pub fn check(url: &str) -> Result<(), String> {
     }
     // The data as a slice of the URL (it is most of a large file's URL).
     let data = &rest[s[..i].iter().map(|c| c.len_utf8()).sum::<usize>()..];
+    check_data(data, base64_data)
+}
+
+/// Checks the data part of a URL, base64 or percent-escaped.
+fn check_data(data: &str, base64_data: bool) -> Result<(), String> {
+    let err = |m: &str| Err(m.to_string());
     if base64_data {
-        if !data.chars().all(is_base64_char) {
+        if !data.bytes().all(|b| is_base64_char(char::from(b))) {
             return err("invalid data character");
         }
         base64(data)
     } else {
-        if !data.chars().all(is_url_char) {
+        if !data.bytes().all(|b| is_url_char(char::from(b))) {
             return err("invalid data character");
         }
         unescape(data)
