@@ -338,6 +338,13 @@ impl<'a> Scanner<'a> {
         self.mark.column += 1;
     }
 
+    /// `skip` of a space.
+    fn skip_space(&mut self) {
+        self.mark.pos += 1;
+        self.mark.index += 1;
+        self.mark.column += 1;
+    }
+
     /// Consumes a line break (CR LF counts as one line, two characters).
     fn skip_line(&mut self) {
         let n = self.break_len(0);
@@ -692,9 +699,15 @@ impl<'a> Scanner<'a> {
                 self.skip();
             }
             self.need(1)?;
+            let held = self.reader.end.saturating_sub(1);
             while self.at(0) == b' '
                 || ((self.flow_level > 0 || !self.simple_key_allowed) && self.at(0) == b'\t')
             {
+                if self.at(0) == b' ' && self.mark.pos < held {
+                    // The reader holds a character after this space: `need` has nothing to do.
+                    self.skip_space();
+                    continue;
+                }
                 self.skip();
                 self.need(1)?;
             }
@@ -1356,7 +1369,13 @@ impl<'a> Scanner<'a> {
         let mut widest = 0i64;
         loop {
             self.need(1)?;
+            let held = self.reader.end.saturating_sub(1);
             while (*indent == 0 || (self.mark.column as i64) < *indent) && self.at(0) == b' ' {
+                if self.mark.pos < held {
+                    // The reader holds a character after this space: `need` has nothing to do.
+                    self.skip_space();
+                    continue;
+                }
                 self.skip();
                 self.need(1)?;
             }
