@@ -50,7 +50,11 @@ fn contents(acq: &Acquired, i: usize) -> Vec<u8> {
         .key("files")
         .index(i)
         .key("contents");
-    acq.fetched.get(&p).expect("fetched").to_vec()
+    acq.fetched
+        .get(&p)
+        .expect("fetched")
+        .to_vec()
+        .expect("readable")
 }
 
 #[test]

@@ -75,7 +75,11 @@ fn object(acq: &Acquired) -> Vec<u8> {
         .key("files")
         .index(0)
         .key("contents");
-    acq.fetched.get(&p).expect("fetched").to_vec()
+    acq.fetched
+        .get(&p)
+        .expect("fetched")
+        .to_vec()
+        .expect("readable")
 }
 
 struct S3 {

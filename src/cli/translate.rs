@@ -105,7 +105,8 @@ pub fn run(args: &TranslateArgs) -> i32 {
         Color::Never => false,
         Color::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal(),
     };
-    let text = String::from_utf8_lossy(&bytes);
+    // Only diagnostics quote the input.
+    let text = std::cell::LazyCell::new(|| String::from_utf8_lossy(&bytes));
     let report: Vec<String> = outcome
         .diagnostics
         .iter()

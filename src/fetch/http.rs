@@ -4,6 +4,7 @@
 //! a response-header timeout, an optional total timeout, proxies, and TLS trusting the
 //! system roots plus the config's certificate authorities.
 
+use super::blob::BodySink;
 use super::proxy::ProxyConfig;
 use super::url::{Url, redact};
 use std::sync::Arc;
@@ -136,9 +137,30 @@ impl HttpClient {
         resp.into_body(url)
     }
 
+    /// [`HttpClient::get`], with the body handed to `sink` as it arrives instead of
+    /// collected (restarted when a broken-off download is tried again).
+    pub fn get_into(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        sink: &mut dyn BodySink,
+    ) -> Result<(), String> {
+        let resp = self.send_into(&Request::get(url, headers), &mut Some(sink))?;
+        resp.into_body(url).map(drop)
+    }
+
     /// Sends `req`, following redirects, retrying connection errors, 5xx and the request's
     /// `retry_codes` with backoff until the total timeout; any other status is returned.
     pub fn send(&self, req: &Request) -> Result<Response, String> {
+        self.send_into(req, &mut None)
+    }
+
+    /// [`HttpClient::send`]; a successful body goes to `sink` when there is one.
+    fn send_into(
+        &self,
+        req: &Request,
+        sink: &mut Option<&mut dyn BodySink>,
+    ) -> Result<Response, String> {
         let deadline = self.total_timeout.map(|t| Instant::now() + t);
         let mut current = req.url.to_string();
         let mut seen = Vec::new();
@@ -146,7 +168,7 @@ impl HttpClient {
             // Custom headers go to the URL the config names, not to where it redirects
             // (which may be another host).
             let hdrs = if hop == 0 { req.headers } else { &[] };
-            match self.send_with_retries(req, &current, hdrs, deadline)? {
+            match self.send_with_retries(req, &current, hdrs, deadline, sink)? {
                 Reply::Done(r) => return Ok(r),
                 Reply::Redirect(to) => {
                     seen.push(current.clone());
@@ -169,11 +191,12 @@ impl HttpClient {
         url: &str,
         headers: &[(String, String)],
         deadline: Option<Instant>,
+        sink: &mut Option<&mut dyn BodySink>,
     ) -> Result<Reply, String> {
         let mut delay = BACKOFF_START;
         let mut broken = 0;
         loop {
-            let last_error = match self.attempt(req, url, headers, deadline) {
+            let last_error = match self.attempt(req, url, headers, deadline, sink) {
                 Ok(r) => return Ok(r),
                 Err(Attempt::Fail(e)) => return Err(e),
                 Err(Attempt::Broken(e)) => {
@@ -215,6 +238,7 @@ impl HttpClient {
         url: &str,
         custom: &[(String, String)],
         deadline: Option<Instant>,
+        sink: &mut Option<&mut dyn BodySink>,
     ) -> Result<Reply, Attempt> {
         let target = Url::parse(url).map_err(Attempt::Fail)?;
         let agent = self.agent(&target).map_err(Attempt::Fail)?;
@@ -302,31 +326,54 @@ impl HttpClient {
                 body: Vec::new(),
             }));
         }
-        resp.body_mut()
-            .with_config()
-            .limit(self.limit)
-            .read_to_vec()
-            .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => Attempt::Fail(format!(
-                    "{} {}: larger than the {}-byte limit",
-                    req.method,
-                    redact(url),
-                    self.limit
-                )),
-                e => Attempt::Broken(format!(
-                    "{} {}: reading the body: {e}",
-                    req.method,
-                    redact(url)
-                )),
+        let body_error = |e: ureq::Error| match e {
+            ureq::Error::BodyExceedsLimit(n) => Attempt::Fail(format!(
+                "{} {}: larger than the {n}-byte limit",
+                req.method,
+                redact(url),
+            )),
+            e => Attempt::Broken(format!(
+                "{} {}: reading the body: {e}",
+                req.method,
+                redact(url)
+            )),
+        };
+        let done = |body| {
+            Reply::Done(Response {
+                method: req.method.to_string(),
+                status,
+                headers,
+                body,
             })
-            .map(|body| {
-                Reply::Done(Response {
-                    method: req.method.to_string(),
-                    status,
-                    headers,
-                    body,
-                })
-            })
+        };
+        // Only a body that is streamed may be larger than memory should hold.
+        let limit = if sink.is_some() {
+            self.limit
+        } else {
+            self.limit.min(super::IN_MEMORY_LIMIT)
+        };
+        let body = resp.body_mut().with_config().limit(limit);
+        match sink {
+            Some(sink) if (200..300).contains(&status) => {
+                use std::io::Read;
+                sink.restart();
+                let mut reader = body.reader();
+                let mut buf = vec![0u8; 1 << 16];
+                loop {
+                    let n = reader
+                        .read(&mut buf)
+                        .map_err(|e| body_error(ureq::Error::from(e)))?;
+                    if n == 0 {
+                        break;
+                    }
+                    // What the data turned out to be (too large unpacked, corrupt, not the
+                    // hash) does not change by asking again.
+                    sink.put(&buf[..n]).map_err(Attempt::Fail)?;
+                }
+                Ok(done(Vec::new()))
+            }
+            _ => body.read_to_vec().map_err(body_error).map(done),
+        }
     }
 }
 

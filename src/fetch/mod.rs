@@ -3,6 +3,7 @@
 //! hostile resource cannot take the machine's memory.
 
 pub mod aws;
+pub mod blob;
 pub mod cloud;
 pub mod connect;
 pub mod http;
@@ -22,8 +23,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use url::redact;
 
-/// Default largest resource, fetched or decompressed.
-pub const DEFAULT_LIMIT: u64 = 1 << 30;
+/// Default largest resource, fetched or decompressed. Resources fetched over HTTP(S) or
+/// from `data:` URLs are streamed to the spool, so this bounds disk use, not memory.
+pub const DEFAULT_LIMIT: u64 = 1 << 36;
+
+/// Largest resource held whole in memory (configs, certificates, and what the schemes that
+/// are not streamed bring: TFTP, object storage, `oem://`), whatever the limit.
+pub const IN_MEMORY_LIMIT: u64 = 1 << 30;
 
 /// Settings that come from the environment rather than the config.
 #[derive(Debug, Clone)]
@@ -38,6 +44,8 @@ pub struct Settings {
     /// Offline (upstream's fetch-offline): a source that needs the network is not fetched;
     /// the flag records that one was asked for.
     pub offline: Option<Arc<AtomicBool>>,
+    /// Where resources too large for memory are kept until they are written.
+    pub spool: blob::Spool,
 }
 
 impl Settings {
@@ -54,6 +62,7 @@ impl Settings {
                 .unwrap_or(DEFAULT_LIMIT),
             oem: oem::Oem::from_env(),
             offline: None,
+            spool: blob::Spool::from_env(),
         }
     }
 }
@@ -66,6 +75,7 @@ impl Default for Settings {
             limit: DEFAULT_LIMIT,
             oem: oem::Oem::default(),
             offline: None,
+            spool: blob::Spool::from_env(),
         }
     }
 }
@@ -93,6 +103,7 @@ pub struct Fetcher {
     pub oem: oem::Oem,
     /// See [`Settings::offline`].
     pub offline: Option<Arc<AtomicBool>>,
+    pub spool: blob::Spool,
     notes: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
@@ -121,6 +132,7 @@ impl Fetcher {
             limit: settings.limit,
             oem: settings.oem,
             offline: settings.offline,
+            spool: settings.spool,
             notes: Arc::default(),
         }
     }
@@ -181,12 +193,7 @@ impl Fetcher {
         compression: Option<&str>,
     ) -> Result<Vec<u8>, String> {
         let scheme = url.split(':').next().unwrap_or("");
-        if let Some(flag) = &self.offline
-            && needs_network(url)
-        {
-            flag.store(true, Ordering::Relaxed);
-            return Err(format!("{}: {NEEDS_NETWORK}", redact(url)));
-        }
+        self.allowed(url)?;
         match scheme {
             "data" => {
                 crate::ignition::dataurl::decode(url).map_err(|e| format!("bad data URL: {e}"))
@@ -197,13 +204,81 @@ impl Fetcher {
             "http" | "https" => self.http.get(url, headers),
             "tftp" => {
                 let u = url::Url::parse(url)?;
-                tftp::get(&u.host, u.port, &u.path, self.tftp_timeout, self.limit)
+                tftp::get(
+                    &u.host,
+                    u.port,
+                    &u.path,
+                    self.tftp_timeout,
+                    self.memory_limit(),
+                )
             }
             "s3" | "arn" => cloud::s3_get(self, url, compression),
             "gs" => cloud::gcs_get(self, url),
-            s if s.eq_ignore_ascii_case("oem") => self.oem.get(url, self.limit),
+            s if s.eq_ignore_ascii_case("oem") => self.oem.get(url, self.memory_limit()),
             _ => Err(format!("unsupported URL scheme {scheme:?}")),
         }
+    }
+
+    /// Largest resource held whole in memory.
+    pub fn memory_limit(&self) -> u64 {
+        self.limit.min(IN_MEMORY_LIMIT)
+    }
+
+    /// Refuses a source that needs the network when offline (and notes it was asked for).
+    fn allowed(&self, url: &str) -> Result<(), String> {
+        if let Some(flag) = &self.offline
+            && needs_network(url)
+        {
+            flag.store(true, Ordering::Relaxed);
+            return Err(format!("{}: {NEEDS_NETWORK}", redact(url)));
+        }
+        Ok(())
+    }
+
+    /// The contents `r` describes, decompressed and verified while they arrive: in memory
+    /// when small, in the spool otherwise. HTTP(S) bodies are never held whole.
+    pub fn fetch_blob(&self, r: &Resource) -> Result<blob::Blob, String> {
+        let finish = blob::Finish {
+            gzip: r.compression.as_deref() == Some("gzip"),
+            hash: r.verification.hash.as_deref(),
+        };
+        self.fetch_blobs(r, &[finish])?.remove(0)
+    }
+
+    /// `r`'s source downloaded once and finished each of the ways in `finishes` (entries
+    /// that share a source may decompress or verify it differently): the download's error,
+    /// or each way's result.
+    pub fn fetch_blobs(
+        &self,
+        r: &Resource,
+        finishes: &[blob::Finish],
+    ) -> Result<Vec<Result<blob::Blob, String>>, String> {
+        let Some(source) = r.source.as_deref() else {
+            return Err("no source".into());
+        };
+        let headers: Vec<(String, String)> = r
+            .http_headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone().unwrap_or_default()))
+            .collect();
+        let mut fan = blob::Fan::new(source, &self.spool, self.limit, finishes);
+        let scheme = source.split(':').next().unwrap_or("");
+        if matches!(scheme, "http" | "https") && !cloud::is_azure_blob(source) {
+            self.allowed(source)?;
+            self.http.get_into(source, &headers, &mut fan)?;
+        } else {
+            let raw = self.fetch_url(source, &headers, r.compression.as_deref())?;
+            // Plain bytes with nothing to check are the blob already.
+            if let [f] = finishes
+                && !f.gzip
+                && f.hash.is_none()
+                && (raw.len() as u64) <= self.limit
+            {
+                return Ok(vec![Ok(raw.into())]);
+            }
+            blob::BodySink::put(&mut fan, &raw)?;
+        }
+        Ok(fan.finish())
     }
 
     /// The contents `r` describes: fetched, verified, decompressed.
@@ -231,7 +306,7 @@ impl Fetcher {
         let source = r.source.as_deref().unwrap_or("");
         let data = match r.compression.as_deref() {
             Some("gzip") => {
-                gunzip(&raw, self.limit).map_err(|e| format!("{}: {e}", redact(source)))?
+                gunzip(&raw, self.memory_limit()).map_err(|e| format!("{}: {e}", redact(source)))?
             }
             _ => raw,
         };

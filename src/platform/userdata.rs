@@ -115,7 +115,7 @@ pub fn base64_decode(data: &[u8]) -> Result<Vec<u8>, String> {
 /// gzip magic bytes).
 pub fn try_gunzip(data: Vec<u8>) -> Result<Vec<u8>, String> {
     if data.starts_with(&[0x1f, 0x8b, 0x08]) {
-        crate::fetch::gunzip(&data, crate::fetch::DEFAULT_LIMIT)
+        crate::fetch::gunzip(&data, crate::fetch::IN_MEMORY_LIMIT)
     } else {
         Ok(data)
     }

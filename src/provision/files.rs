@@ -6,6 +6,7 @@
 //! `overwrite`), an entry whose desired state is already there is left alone: a second apply
 //! of the same config changes nothing.
 
+use super::content::Content;
 use super::owners::Owners;
 use super::resources::Fetched;
 use super::root::Root;
@@ -29,7 +30,7 @@ pub enum Change {
     CreateParent,
     /// Writes (creating or replacing) a regular file.
     WriteFile {
-        data: Vec<u8>,
+        data: Content,
         mode: u32,
         uid: u32,
         gid: u32,
@@ -362,18 +363,29 @@ fn plan_file(
     first_run: bool,
 ) -> Result<Option<Change>, String> {
     let f = &cfg.storage.files[i];
-    let base = fetched.get(&entry.key("contents")).map(|d| d.to_vec());
-    let mut appends = Vec::new();
+    let base = fetched.get(&entry.key("contents")).cloned();
+    let mut appends = Content::default();
     for j in 0..f.append.len() {
         if let Some(d) = fetched.get(&entry.key("append").index(j)) {
-            appends.extend_from_slice(d);
+            appends.push(d.clone());
         }
     }
+    // The contents given (if any), then the fragments.
+    let whole = |base: &Option<crate::fetch::blob::Blob>| {
+        let mut c = Content::default();
+        if let Some(b) = base {
+            c.push(b.clone());
+        }
+        for b in &appends.0 {
+            c.push(b.clone());
+        }
+        c
+    };
     let overwrite = f.overwrite == Some(true);
     let (uid, gid) = ids(owners, &f.user, &f.group)?;
     let mode = f.mode.map(mask);
     let (kind, meta) = observe(host);
-    let create = |data: Vec<u8>, replace: bool| Change::WriteFile {
+    let create = |data: Content, replace: bool| Change::WriteFile {
         data,
         mode: mode.unwrap_or(0o644),
         uid: uid.unwrap_or(0),
@@ -381,51 +393,44 @@ fn plan_file(
         replace,
     };
     match kind {
-        Kind::None => Ok(Some(create(
-            [base.unwrap_or_default(), appends].concat(),
-            false,
-        ))),
+        Kind::None => Ok(Some(create(whole(&base), false))),
         Kind::Dir | Kind::Symlink | Kind::Other => {
             if overwrite {
-                Ok(Some(create(
-                    [base.unwrap_or_default(), appends].concat(),
-                    true,
-                )))
+                Ok(Some(create(whole(&base), true)))
             } else {
                 Err("a non-regular file is in the way; set overwrite to replace it".into())
             }
         }
         Kind::File => {
             let meta = meta.expect("observed");
-            let current = std::fs::read(host).map_err(|e| e.to_string())?;
             let cur_mode = meta.permissions().mode() & 0o7777;
             let (cur_uid, cur_gid) = (meta.uid(), meta.gid());
             if base.is_some() && !overwrite && first_run {
                 return Err("file exists; set overwrite to replace it".into());
             }
-            let want = match &base {
-                Some(b) => Some([b.clone(), appends.clone()].concat()),
-                None if !appends.is_empty() && (first_run || !current.ends_with(&appends)) => {
-                    Some([current.clone(), appends.clone()].concat())
-                }
-                None => None,
-            };
-            match want {
+            let io = |e: std::io::Error| e.to_string();
+            if base.is_some() {
+                let want = whole(&base);
                 // Already as desired (contents, mode, owner): nothing to do.
-                Some(w) if w == current => {}
-                Some(w) if base.is_none() => {
-                    // Appending keeps the file's mode and owner unless the entry sets them.
-                    return Ok(Some(Change::WriteFile {
-                        data: w,
-                        mode: mode.unwrap_or(cur_mode),
-                        uid: uid.unwrap_or(cur_uid),
-                        gid: gid.unwrap_or(cur_gid),
-                        replace: true,
-                    }));
+                if !want.same_as_file(host).map_err(io)? {
+                    if overwrite {
+                        return Ok(Some(create(want, true)));
+                    }
+                    return Err("file exists; set overwrite to replace it".into());
                 }
-                Some(w) if overwrite => return Ok(Some(create(w, true))),
-                Some(_) => return Err("file exists; set overwrite to replace it".into()),
-                None => {}
+            } else if !appends.is_empty() && (first_run || !appends.ends_file(host).map_err(io)?) {
+                // Appending keeps the file's mode and owner unless the entry sets them.
+                let mut data = Content::from(std::fs::read(host).map_err(io)?);
+                for b in &appends.0 {
+                    data.push(b.clone());
+                }
+                return Ok(Some(Change::WriteFile {
+                    data,
+                    mode: mode.unwrap_or(cur_mode),
+                    uid: uid.unwrap_or(cur_uid),
+                    gid: gid.unwrap_or(cur_gid),
+                    replace: true,
+                }));
             }
             let replaced_defaults = base.is_some() && overwrite;
             let want_mode = mode.or(replaced_defaults.then_some(0o644));
@@ -479,12 +484,14 @@ fn plan_dir(
         (Kind::None, _) if planned.contains(&d.path) => Ok(None),
         (Kind::None, _) => Ok(Some(create(false))),
         (Kind::Dir, Some(m)) => {
-            let empty = std::fs::read_dir(host)
-                .map(|mut r| r.next().is_none())
-                .unwrap_or(true);
+            let empty = || {
+                std::fs::read_dir(host)
+                    .map(|mut r| r.next().is_none())
+                    .unwrap_or(true)
+            };
             // Upstream empties it on every run; flint on the first (later runs find the
             // entries the config put in it since).
-            if overwrite && !empty && first_run {
+            if overwrite && first_run && !empty() {
                 return Ok(Some(create(true)));
             }
             let defaults = overwrite;
@@ -630,11 +637,21 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
             let tmp = super::temp_path(&host);
             // A leftover of an interrupted run is simply overwritten.
             let staged = (|| {
-                std::fs::write(&tmp, data)?;
-                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
-                chown(&tmp, Some(*uid), Some(*gid))?;
-                // chown may clear special bits; set the mode again after it.
-                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))?;
+                use std::os::unix::fs::OpenOptionsExt;
+                // Owner and mode through the open file, not the path: fewer lookups, and
+                // a link planted at the temporary name is refused, not followed.
+                let mut f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .mode(0o600)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(&tmp)?;
+                data.write_to(&mut f)?;
+                std::os::unix::fs::fchown(&f, Some(*uid), Some(*gid))?;
+                // After the owner: chown clears the set-id bits.
+                f.set_permissions(std::fs::Permissions::from_mode(*mode))?;
+                drop(f);
                 if *replace && std::fs::symlink_metadata(&host).is_ok_and(|m| m.is_dir()) {
                     std::fs::remove_dir_all(&host)?;
                 }
@@ -718,12 +735,13 @@ fn ensure_file(
         _ => None,
     };
     if current.as_deref() != Some(data) {
+        let data = data.to_vec().into();
         let replace = !matches!(observe(&r.host).0, Kind::None);
         out.push(Action {
             entry: entry.clone(),
             path: r.inner,
             change: Change::WriteFile {
-                data: data.to_vec(),
+                data,
                 mode: 0o644,
                 uid: 0,
                 gid: 0,

@@ -4,6 +4,7 @@
 
 pub mod acquire;
 pub mod as_user;
+pub mod content;
 pub mod disks;
 pub mod files;
 pub mod kargs;
@@ -398,9 +399,16 @@ pub fn files_stage(
 ) -> Result<Vec<Planned>, StageError> {
     let r = root::Root::new(root.to_path_buf());
     // LUKS key files and crypttab are files like the config's own.
-    let (mut config, mut fetched) = (acq.config.clone(), acq.fetched.clone());
-    disks::luks::root_files(&mut config, &mut fetched, state_dir, root);
-    let (config, fetched) = (&config, &fetched);
+    // Copied only when there are any: the config and its resources can be large.
+    let with_luks;
+    let (config, fetched) = if acq.config.storage.luks.is_empty() {
+        (&acq.config, &acq.fetched)
+    } else {
+        let (mut config, mut fetched) = (acq.config.clone(), acq.fetched.clone());
+        disks::luks::root_files(&mut config, &mut fetched, state_dir, root);
+        with_luks = (config, fetched);
+        (&with_luks.0, &with_luks.1)
+    };
     let fail = |e: files::EntryError| StageError {
         stage: Stage::Files,
         path: Some(e.entry),

@@ -2,24 +2,25 @@
 //! contents and appended fragments, LUKS key files. Each distinct resource is fetched once;
 //! independent fetches run concurrently.
 
+use crate::fetch::blob::{Blob, Finish};
 use crate::fetch::{Fetcher, url::redact};
 use crate::ignition::types::{Config, Resource};
 use crate::tree::JsonPath;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-/// A fetch's bytes, or why there are none.
-type Outcome = Result<Arc<Vec<u8>>, String>;
+/// A download's error, or the result of each way its entries finish it.
+type Outcomes = Result<Vec<Result<Blob, String>>, String>;
 
 /// Fetches run at most this many at a time.
 const WORKERS: usize = 8;
 
-/// A resource fetched for the entry at `path`.
+/// A resource fetched for the entry at `path` (its URL is in the config: a copy here would
+/// double the memory of a config full of `data:` URLs).
 #[derive(Debug, Clone)]
 pub struct FetchedResource {
     pub path: JsonPath,
-    pub url: String,
-    pub data: Arc<Vec<u8>>,
+    pub data: Blob,
 }
 
 /// Everything fetched, by the JSON path of the resource in the config.
@@ -30,16 +31,15 @@ pub struct Fetched {
 }
 
 impl Fetched {
-    pub fn get(&self, path: &JsonPath) -> Option<&Arc<Vec<u8>>> {
+    pub fn get(&self, path: &JsonPath) -> Option<&Blob> {
         self.index.get(path).map(|&i| &self.items[i].data)
     }
 
     /// Adds bytes the run made itself (generated LUKS keys) under the path of a config entry.
-    pub fn add(&mut self, path: JsonPath, url: &str, data: Vec<u8>) {
+    pub fn add(&mut self, path: JsonPath, data: Vec<u8>) {
         self.push(FetchedResource {
             path,
-            url: url.into(),
-            data: Arc::new(data),
+            data: data.into(),
         });
     }
 
@@ -49,7 +49,7 @@ impl Fetched {
     }
 
     pub fn total_bytes(&self) -> u64 {
-        self.items.iter().map(|r| r.data.len() as u64).sum()
+        self.items.iter().map(|r| r.data.len()).sum()
     }
 }
 
@@ -100,21 +100,40 @@ fn fetch_key(r: &Resource) -> String {
     )
 }
 
+fn finish_of(r: &Resource) -> Finish<'_> {
+    Finish {
+        gzip: r.compression.as_deref() == Some("gzip"),
+        hash: r.verification.hash.as_deref(),
+    }
+}
+
+/// `data:` URLs need no download: decoded where they are used, not shared.
+fn is_data(r: &Resource) -> bool {
+    r.source
+        .as_deref()
+        .is_some_and(|s| s.len() >= 5 && s[..5].eq_ignore_ascii_case("data:"))
+}
+
 /// Fetches all resources of `config`; the first failure (in config order) is returned.
 pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchError> {
     let list = resources(config);
-    let mut unique: Vec<(String, &Resource, JsonPath)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (p, r) in &list {
-        let k = fetch_key(r);
-        if seen.insert(k.clone()) {
-            unique.push((k, r, p.clone()));
+    // Each distinct download once, with the distinct ways its entries finish it.
+    let mut groups: Vec<(&Resource, Vec<Finish>)> = Vec::new();
+    let mut group_of: HashMap<String, usize> = HashMap::new();
+    for (_, r) in list.iter().filter(|(_, r)| !is_data(r)) {
+        let g = *group_of.entry(fetch_key(r)).or_insert_with(|| {
+            groups.push((r, Vec::new()));
+            groups.len() - 1
+        });
+        let f = finish_of(r);
+        if !groups[g].1.contains(&f) {
+            groups[g].1.push(f);
         }
     }
-    let results: Mutex<HashMap<String, Outcome>> = Mutex::new(HashMap::new());
+    let results: Mutex<Vec<Option<Outcomes>>> = Mutex::new(vec![None; groups.len()]);
     let next = Mutex::new(0usize);
     std::thread::scope(|s| {
-        for _ in 0..WORKERS.min(unique.len()) {
+        for _ in 0..WORKERS.min(groups.len()) {
             s.spawn(|| {
                 loop {
                     let i = {
@@ -123,14 +142,11 @@ pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchErr
                         *n += 1;
                         i
                     };
-                    let Some((k, r, _)) = unique.get(i) else {
+                    let Some((r, finishes)) = groups.get(i) else {
                         break;
                     };
-                    let res = fetcher.fetch_raw(r).map(Arc::new);
-                    results
-                        .lock()
-                        .expect("no worker panics holding it")
-                        .insert(k.clone(), res);
+                    let res = fetcher.fetch_blobs(r, finishes);
+                    results.lock().expect("no worker panics holding it")[i] = Some(res);
                 }
             });
         }
@@ -138,20 +154,23 @@ pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchErr
     let results = results.into_inner().expect("workers are done");
     let mut fetched = Fetched::default();
     for (p, r) in list {
-        let url = redact(r.source.as_deref().unwrap_or(""));
-        let done = results[&fetch_key(r)]
-            .clone()
-            .and_then(|raw| fetcher.finish(r, Arc::unwrap_or_clone(raw)));
+        let done = if is_data(r) {
+            fetcher.fetch_blob(r)
+        } else {
+            let g = group_of[&fetch_key(r)];
+            let f = finish_of(r);
+            let way = groups[g].1.iter().position(|x| *x == f).expect("listed");
+            match results[g].as_ref().expect("every group fetched") {
+                Ok(ways) => ways[way].clone(),
+                Err(e) => Err(e.clone()),
+            }
+        };
         match done {
-            Ok(data) => fetched.push(FetchedResource {
-                path: p,
-                url,
-                data: Arc::new(data),
-            }),
+            Ok(data) => fetched.push(FetchedResource { path: p, data }),
             Err(message) => {
                 return Err(FetchError {
                     path: p,
-                    url,
+                    url: redact(r.source.as_deref().unwrap_or("")),
                     message,
                 });
             }

@@ -278,7 +278,8 @@ fn read(bytes: &[u8]) -> Result<Read, Outcome> {
             ));
         }
     };
-    let src = Source::new(bytes);
+    // Only diagnostics need the line index.
+    let src = std::cell::LazyCell::new(|| Source::new(bytes));
     let doc = match crate::yaml::parse(text) {
         Ok(d) => d,
         Err(e) => {
@@ -417,32 +418,44 @@ fn without_null_items(root: &Node) -> Option<Node> {
 
 /// The null values in mappings (`key:` with nothing, `~`, `null`), with their paths.
 fn nulls(root: &Node) -> Vec<(JsonPath, &Node)> {
-    fn walk<'a>(n: &'a Node, at: &JsonPath, out: &mut Vec<(JsonPath, &'a Node)>) {
+    // One path grown and shrunk along the walk: copied only for the (rare) nulls.
+    fn walk<'a>(n: &'a Node, at: &mut JsonPath, out: &mut Vec<(JsonPath, &'a Node)>) {
         match &n.value {
             Value::Object(entries) => {
                 for e in entries {
-                    let path = at.key(&e.key);
-                    if is_null(&e.value) {
-                        out.push((path, &e.value));
-                    } else {
-                        walk(&e.value, &path, out);
+                    let null = is_null(&e.value);
+                    if !null && !matches!(e.value.value, Value::Object(_) | Value::Array(_)) {
+                        continue;
                     }
+                    at.push(Seg::Key(e.key.clone()));
+                    if null {
+                        out.push((at.clone(), &e.value));
+                    } else {
+                        walk(&e.value, at, out);
+                    }
+                    at.pop();
                 }
             }
             Value::Array(items) => {
                 for (i, x) in items.iter().enumerate() {
-                    if is_null(x) {
-                        out.push((at.index(i), x));
-                    } else {
-                        walk(x, &at.index(i), out);
+                    let null = is_null(x);
+                    if !null && !matches!(x.value, Value::Object(_) | Value::Array(_)) {
+                        continue;
                     }
+                    at.push(Seg::Index(i));
+                    if null {
+                        out.push((at.clone(), x));
+                    } else {
+                        walk(x, at, out);
+                    }
+                    at.pop();
                 }
             }
             _ => {}
         }
     }
     let mut out = Vec::new();
-    walk(root, &JsonPath::root(), &mut out);
+    walk(root, &mut JsonPath::root(), &mut out);
     out
 }
 
@@ -517,7 +530,8 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         Ok(r) => r,
         Err(o) => return o,
     };
-    let src = Source::new(bytes);
+    // Only diagnostics need the line index.
+    let src = std::cell::LazyCell::new(|| Source::new(bytes));
     let mut outcome = Outcome {
         variant: Some(spec),
         ..Outcome::failed("", Vec::new())

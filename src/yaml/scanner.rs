@@ -175,10 +175,16 @@ impl<'a> Scanner<'a> {
     pub fn new(text: &'a str) -> Scanner<'a> {
         // Empty input reads as a single line break, as go-yaml makes it.
         let text = if text.is_empty() { "\n" } else { text };
-        let control = text
+        // Printable ASCII, tab and line breaks are most of any config: skip them bytewise
+        // before looking at characters.
+        let plain = text
+            .bytes()
+            .position(|b| !matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7E))
+            .unwrap_or(text.len());
+        let control = text[plain..]
             .char_indices()
             .find(|(_, c)| control(*c))
-            .map(|(i, _)| i);
+            .map(|(i, _)| plain + i);
         // The reader drops a byte order mark at the start (no character is counted).
         let bom = if text.as_bytes().starts_with(BOM) {
             3
@@ -332,6 +338,13 @@ impl<'a> Scanner<'a> {
         self.mark.column += 1;
     }
 
+    /// `skip` of a space.
+    fn skip_space(&mut self) {
+        self.mark.pos += 1;
+        self.mark.index += 1;
+        self.mark.column += 1;
+    }
+
     /// Consumes a line break (CR LF counts as one line, two characters).
     fn skip_line(&mut self) {
         let n = self.break_len(0);
@@ -353,6 +366,34 @@ impl<'a> Scanner<'a> {
         let w = self.width();
         s.push_str(&self.text[self.mark.pos..self.mark.pos + w]);
         self.skip();
+    }
+
+    /// Reads the run of ASCII characters from here for which `more` holds (a line break never
+    /// does), up to byte `limit`, into `s`: what `read` on each would do, at once.
+    fn read_run(&mut self, s: &mut String, limit: usize, more: impl Fn(u8) -> bool) {
+        let pos = self.mark.pos;
+        let limit = limit.min(self.b.len());
+        let mut end = pos;
+        let mut blank_only = true;
+        while end < limit {
+            let c = self.b[end];
+            if !c.is_ascii() || c == b'\n' || c == b'\r' || !more(c) {
+                break;
+            }
+            blank_only &= is_blank(c);
+            end += 1;
+        }
+        let n = end.saturating_sub(pos);
+        if n == 0 {
+            return;
+        }
+        s.push_str(&self.text[pos..end]);
+        if !blank_only {
+            self.newlines = 0;
+        }
+        self.mark.pos = end;
+        self.mark.index += n;
+        self.mark.column += n;
     }
 
     /// Reads a line break into `s`: LS and PS as themselves, the others as `\n`.
@@ -658,9 +699,15 @@ impl<'a> Scanner<'a> {
                 self.skip();
             }
             self.need(1)?;
+            let held = self.reader.end.saturating_sub(1);
             while self.at(0) == b' '
                 || ((self.flow_level > 0 || !self.simple_key_allowed) && self.at(0) == b'\t')
             {
+                if self.at(0) == b' ' && self.mark.pos < held {
+                    // The reader holds a character after this space: `need` has nothing to do.
+                    self.skip_space();
+                    continue;
+                }
                 self.skip();
                 self.need(1)?;
             }
@@ -1279,7 +1326,14 @@ impl<'a> Scanner<'a> {
             s.push_str(&trailing_breaks);
             trailing_breaks.clear();
             leading_blank = is_blank(self.at(0));
-            while !self.is_breakz(0) {
+            loop {
+                // `need(1)` after a read changes nothing while the reader holds a character
+                // after it: such a run is read at once.
+                let held = self.reader.end.saturating_sub(1);
+                self.read_run(&mut s, held, |_| true);
+                if self.is_breakz(0) {
+                    break;
+                }
                 self.read(&mut s);
                 self.need(1)?;
             }
@@ -1315,7 +1369,13 @@ impl<'a> Scanner<'a> {
         let mut widest = 0i64;
         loop {
             self.need(1)?;
+            let held = self.reader.end.saturating_sub(1);
             while (*indent == 0 || (self.mark.column as i64) < *indent) && self.at(0) == b' ' {
+                if self.mark.pos < held {
+                    // The reader holds a character after this space: `need` has nothing to do.
+                    self.skip_space();
+                    continue;
+                }
                 self.skip();
                 self.need(1)?;
             }
@@ -1596,6 +1656,13 @@ impl<'a> Scanner<'a> {
                     }
                 }
                 self.read(&mut s);
+                // The characters that cannot end the scalar or need a look ahead, at once.
+                let flow = self.flow_level > 0;
+                self.read_run(&mut s, usize::MAX, |c| {
+                    !(is_blank(c)
+                        || c == b':'
+                        || (flow && matches!(c, b',' | b'?' | b'[' | b']' | b'{' | b'}')))
+                });
                 end = self.mark;
             }
             if !(is_blank(self.at(0)) || self.is_break(0)) {

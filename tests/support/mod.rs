@@ -25,6 +25,38 @@ pub enum Reply {
     Stall(Duration, Vec<u8>),
     /// Promises this many bytes, sends the body, and hangs up: a fetch cut short.
     Truncated(usize, Vec<u8>),
+    /// This many bytes of [`generated_block`]s, made while they are sent (a body larger
+    /// than the test could hold).
+    Generated(u64),
+}
+
+/// Bytes in a [`generated_block`].
+pub const BLOCK: usize = 1 << 16;
+
+/// Block `i` of a generated body: a xorshift stream seeded by the block's number, so no two
+/// blocks are alike and nothing has to be stored.
+pub fn generated_block(i: u64, buf: &mut [u8]) {
+    let mut x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for word in buf.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        word.copy_from_slice(&x.to_le_bytes()[..word.len()]);
+    }
+}
+
+/// Calls `f` with the first `len` bytes of the generated body, a block at a time.
+pub fn each_generated(len: u64, mut f: impl FnMut(&[u8])) {
+    let mut buf = vec![0u8; BLOCK];
+    let mut sent = 0u64;
+    let mut i = 0;
+    while sent < len {
+        generated_block(i, &mut buf);
+        let n = ((len - sent) as usize).min(BLOCK);
+        f(&buf[..n]);
+        sent += n as u64;
+        i += 1;
+    }
 }
 
 pub fn ok(body: impl Into<Vec<u8>>) -> Reply {
@@ -220,6 +252,16 @@ fn serve<S: Read + Write>(stream: &mut S, state: &Mutex<State>) {
             None => status(404),
         }
     };
+    if let Reply::Generated(len) = reply {
+        let head = format!("HTTP/1.1 200 X\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n");
+        if stream.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        let mut failed = false;
+        each_generated(len, |b| failed = failed || stream.write_all(b).is_err());
+        let _ = stream.flush();
+        return;
+    }
     let reply_len = match &reply {
         Reply::Truncated(n, _) => Some(*n),
         _ => None,
@@ -231,7 +273,7 @@ fn serve<S: Read + Write>(stream: &mut S, state: &Mutex<State>) {
             (200, vec![], b)
         }
         Reply::Truncated(_, b) => (200, vec![], b),
-        Reply::FailFirst(..) => unreachable!("resolved above"),
+        Reply::FailFirst(..) | Reply::Generated(_) => unreachable!("answered above"),
     };
     let promised = match reply_len {
         Some(n) => n,

@@ -6,6 +6,7 @@ use super::{Checker, DUPLICATE, resource};
 use crate::ignition::types::{Config, NodeRef};
 use crate::ignition::version::Version;
 use crate::tree::JsonPath;
+use rayon::prelude::*;
 use std::collections::HashSet;
 
 const SPECIAL_BITS: &str =
@@ -46,21 +47,35 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         check_node(c, &d.node(), &p);
         check_mode(c, d.mode, &p);
     }
-    for (i, f) in s.files.iter().enumerate() {
-        let p = files.index(i);
-        check_node(c, &f.node(), &p);
-        check_mode(c, f.mode, &p);
-        if f.overwrite == Some(true) && f.contents.source.is_none() {
-            c.error(
-                p.key("overwrite"),
-                "overwrite must be false if source is unspecified",
-            );
-        }
-        resource::check(c, &f.contents, &p.key("contents"));
-        for (j, a) in f.append.iter().enumerate() {
-            resource::check(c, a, &p.key("append").index(j));
-        }
-    }
+    // Files are checked on every core (a config may embed thousands, each URL read through);
+    // their findings are reported in the order of the files whatever the thread count.
+    let per_file: Vec<Vec<super::Issue>> = s
+        .files
+        .par_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut c = Checker {
+                version: c.version,
+                options: c.options,
+                issues: Vec::new(),
+            };
+            let p = files.index(i);
+            check_node(&mut c, &f.node(), &p);
+            check_mode(&mut c, f.mode, &p);
+            if f.overwrite == Some(true) && f.contents.source.is_none() {
+                c.error(
+                    p.key("overwrite"),
+                    "overwrite must be false if source is unspecified",
+                );
+            }
+            resource::check(&mut c, &f.contents, &p.key("contents"));
+            for (j, a) in f.append.iter().enumerate() {
+                resource::check(&mut c, a, &p.key("append").index(j));
+            }
+            c.issues
+        })
+        .collect();
+    c.issues.extend(per_file.into_iter().flatten());
     let dir_paths: Vec<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
     for (i, l) in s.links.iter().enumerate() {
         let p = links.index(i);

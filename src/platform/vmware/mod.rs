@@ -102,7 +102,7 @@ fn variable(cx: &Context, gi: &mut dyn GuestInfo, key: &str) -> Result<String, S
 
 /// Decodes guestinfo data by its encoding name.
 pub fn decode(data: &str, encoding: &str) -> Result<Vec<u8>, String> {
-    let gunzip = |b: &[u8]| crate::fetch::gunzip(b, crate::fetch::DEFAULT_LIMIT);
+    let gunzip = |b: &[u8]| crate::fetch::gunzip(b, crate::fetch::IN_MEMORY_LIMIT);
     match encoding {
         "" => Ok(data.as_bytes().to_vec()),
         "b64" | "base64" => userdata::base64_decode(data.as_bytes()),

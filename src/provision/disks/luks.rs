@@ -25,7 +25,9 @@ pub fn known_key(
     entry: &JsonPath,
 ) -> Option<Vec<u8>> {
     if l.key_file.source.is_some() {
-        return cx_fetched.get(&entry.key("keyFile")).map(|d| d.to_vec());
+        return cx_fetched
+            .get(&entry.key("keyFile"))
+            .and_then(|d| d.to_vec().ok());
     }
     [
         state_dir.join("luks").join(&l.name),
@@ -304,7 +306,7 @@ pub fn root_files(
             },
             ..Default::default()
         };
-        fetched.add(files.index(i).key("contents"), "generated", data);
+        fetched.add(files.index(i).key("contents"), data);
         config.storage.files.push(f);
     }
 }
