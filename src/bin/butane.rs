@@ -16,6 +16,7 @@ struct Cli {
 }
 
 fn main() {
+    flint::cli::die_on_closed_output();
     let cli = Cli::parse();
     if cli.version {
         println!("Butane v{} (flint)", env!("CARGO_PKG_VERSION"));

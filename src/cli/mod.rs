@@ -22,6 +22,17 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Output into a pipe whose reader is gone (`flint plan | head -1`) ends the process
+/// quietly, as it ends upstream's tools, instead of a panic on the failed write. Rust starts
+/// programs with SIGPIPE ignored; this restores the default. No code writes into a child's
+/// pipe, and sockets are written with MSG_NOSIGNAL, so only standard output and error meet it.
+pub fn die_on_closed_output() {
+    // SAFETY: setting a signal disposition to its default, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Show what provisioning with a config would change, without changing anything.
