@@ -82,7 +82,7 @@ pub fn read_json(bytes: &[u8]) -> Result<Node, Diagnostic> {
         // Go reports a syntax error after reading the offending byte; an unexpected end of
         // input has no position and prints as line 0 col 0.
         let pos = match e.at {
-            Some(at) => go_locate(&src, bytes.len(), at + 1),
+            Some(at) => go_locate(&src, bytes.len(), at.wrapping_add(1)),
             None => LineCol { line: 0, col: 0 },
         };
         Diagnostic::error(None, Some(pos), e.message)

@@ -300,6 +300,21 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Value, SyntaxError> {
         let start = self.i;
+        // The input ending inside a number (`-`, `1.`, `1e+`): upstream reports the end at
+        // the number's first byte (one before it, in `at`'s terms, which wraps for a number
+        // at offset 0 and is unwrapped by the reader).
+        // Every other fault in a number is "in numeric literal" upstream, after a decimal
+        // point and in an exponent too.
+        let bad = |p: &Self, context: &str| {
+            if p.peek().is_none() {
+                SyntaxError {
+                    at: Some((start as u32).wrapping_sub(1)),
+                    ..Self::eof()
+                }
+            } else {
+                p.bad(context)
+            }
+        };
         if self.peek() == Some(b'-') {
             self.i += 1;
         }
@@ -308,12 +323,12 @@ impl Parser<'_> {
             Some(b'1'..=b'9') => {
                 self.digits();
             }
-            _ => return Err(self.bad("in numeric literal")),
+            _ => return Err(bad(self, "in numeric literal")),
         }
         if self.peek() == Some(b'.') {
             self.i += 1;
             if self.digits() == 0 {
-                return Err(self.bad("after decimal point in numeric literal"));
+                return Err(bad(self, "in numeric literal"));
             }
         }
         if let Some(b'e' | b'E') = self.peek() {
@@ -322,7 +337,7 @@ impl Parser<'_> {
                 self.i += 1;
             }
             if self.digits() == 0 {
-                return Err(self.bad("in exponent of numeric literal"));
+                return Err(bad(self, "in numeric literal"));
             }
         }
         // The grammar above only admits ASCII.
