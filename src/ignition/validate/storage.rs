@@ -58,13 +58,25 @@ fn check_disk(c: &mut Checker, d: &Disk, path: &JsonPath) {
 }
 
 fn check_partitions_together(c: &mut Checker, d: &Disk, parts: &JsonPath) {
-    let mut numbers = HashSet::new();
-    if let Some(i) = d
+    // Upstream groups the indexes by number in a Go map and reports the second index of the
+    // first group with two that its (randomised) iteration meets: most often the group of
+    // the number seen first, which is the one reported here.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of = std::collections::HashMap::new();
+    for (i, p) in d
         .partitions
         .iter()
-        .position(|p| p.number != 0 && !numbers.insert(p.number))
+        .enumerate()
+        .filter(|(_, p)| p.number != 0)
     {
-        c.error(parts.index(i), "partition numbers collide");
+        let g = *group_of.entry(p.number).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(i);
+    }
+    if let Some(at) = groups.iter().find(|at| at.len() > 1) {
+        c.error(parts.index(at[1]), "partition numbers collide");
     }
     if let Some(i) = first_overlap(&d.partitions) {
         c.error(parts.index(i), "partitions overlap");
