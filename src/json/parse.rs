@@ -98,6 +98,33 @@ fn describe(b: &[u8]) -> (String, usize) {
     }
 }
 
+/// An escape sequence as upstream's message shows it: in backquotes when every character is
+/// printable (Go's `unicode.IsPrint`; a tab is not) and none is a backquote or a space, else
+/// double-quoted with `strconv.Quote`'s escapes (as the reference prints `"\\\x11"`).
+fn go_sharp_q(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) if s.chars().all(|c| go_printable(c) && c != '`' && c != ' ') => {
+            format!("`{s}`")
+        }
+        _ => {
+            let mut out = String::from("\"");
+            for chunk in bytes.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    match c {
+                        '"' => out.push_str("\\\""),
+                        c => out.push_str(&go_escape(c)),
+                    }
+                }
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            out.push('"');
+            out
+        }
+    }
+}
+
 /// A character as Go's `strconv.Quote` writes it: printable ones as they are, others escaped.
 fn go_escape(ch: char) -> String {
     match ch {
@@ -361,8 +388,8 @@ impl Parser<'_> {
         SyntaxError {
             at: Some(end as u32 - 1),
             message: format!(
-                "invalid escape sequence `{}` in string",
-                String::from_utf8_lossy(&self.b[start..end])
+                "invalid escape sequence {} in string",
+                go_sharp_q(&self.b[start..end])
             ),
         }
     }
@@ -522,6 +549,19 @@ mod tests {
             "invalid escape sequence `\\q` in string"
         );
         assert_eq!(err(r#"{"a":"\u12x4"}"#).at, Some(11));
+        // A control character, a tab or a backquote is not shown in backquotes.
+        assert_eq!(
+            err("{\"a\":\"\\\u{11}\"}").message,
+            r#"invalid escape sequence "\\\x11" in string"#
+        );
+        assert_eq!(
+            err("{\"a\":\"\\`\"}").message,
+            r#"invalid escape sequence "\\`" in string"#
+        );
+        assert_eq!(
+            err("{\"a\":\"\\\t\"}").message,
+            r#"invalid escape sequence "\\\t" in string"#
+        );
     }
 
     #[test]
