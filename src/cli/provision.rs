@@ -182,9 +182,7 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
                     out.note(&format!("{}: {n}", stage.name()));
                 }
                 changes += actions.len();
-                for a in &actions {
-                    out.action(stage, a);
-                }
+                out.actions(stage, &actions);
             }
             Err(e) => {
                 result = Err(e);
@@ -217,11 +215,13 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
             .join(", ")
     ));
     if apply && args.format == Format::Human {
-        if changes == 0 {
-            println!("apply: nothing to change");
+        use std::io::Write as _;
+        // The work is done: a reader gone away is no failure (and no panic).
+        let _ = if changes == 0 {
+            writeln!(std::io::stdout(), "apply: nothing to change")
         } else {
-            println!("apply: {changes} changes");
-        }
+            writeln!(std::io::stdout(), "apply: {changes} changes")
+        };
     }
     0
 }
@@ -430,20 +430,33 @@ impl Output {
         }
     }
 
-    fn action(&self, stage: Stage, a: &provision::Planned) {
-        match self.format {
-            Format::Human if self.apply => println!("{}", a.text),
-            Format::Human => println!("would {}", a.text),
-            Format::Json => println!(
-                "{}",
-                serde_json::json!({
-                    "stage": stage.name(),
-                    "action": a.kind,
-                    "path": a.path,
-                    "entry": a.entry.to_string(),
-                    "detail": a.text,
-                })
-            ),
+    /// A stage's lines, written at once: a reader that stops after the first line
+    /// (`| head -1`) then meets a whole output, not one cut at a random line; and `apply`
+    /// goes on (a failed write is left unreported) when nobody reads any more.
+    fn actions(&self, stage: Stage, actions: &[provision::Planned]) {
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        for a in actions {
+            let _ = match self.format {
+                Format::Human if self.apply => writeln!(text, "{}", a.text),
+                Format::Human => writeln!(text, "would {}", a.text),
+                Format::Json => writeln!(
+                    text,
+                    "{}",
+                    serde_json::json!({
+                        "stage": stage.name(),
+                        "action": a.kind,
+                        "path": a.path,
+                        "entry": a.entry.to_string(),
+                        "detail": a.text,
+                    })
+                ),
+            };
+        }
+        if !text.is_empty() {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
         }
     }
 
