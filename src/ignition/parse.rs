@@ -10,7 +10,7 @@ use super::version::Version;
 use crate::de::{self, DeError};
 use crate::diag::Diagnostic;
 use crate::json;
-use crate::tree::{JsonPath, LineCol, Node, Source, Value};
+use crate::tree::{JsonPath, LineCol, Lines, Node, Source, Value};
 use serde::Deserialize;
 
 /// A config read successfully, with the tree it came from for locating diagnostics.
@@ -38,24 +38,18 @@ struct StubIgnition {
 /// Where upstream places an error reported at byte `offset` (Go's offset: just after the
 /// offending value or character). Upstream's locator finds no line for an offset at the
 /// very end of the input and prints line 0 col 0.
-fn go_locate(src: &Source, len: usize, offset: u32) -> LineCol {
-    if offset as usize >= len {
+fn go_locate(lines: &Lines, offset: u32) -> LineCol {
+    if offset as usize >= lines.len() {
         LineCol { line: 0, col: 0 }
     } else {
-        src.locate(offset)
+        lines.locate(offset)
     }
 }
 
 /// A type error as Go's decoder words it (no JSON path: upstream prints none), when it is
 /// one; `version` is `None` while reading the version stub.
-fn go_de_error(
-    src: &Source,
-    tree: &Node,
-    len: usize,
-    e: DeError,
-    version: Option<Version>,
-) -> Diagnostic {
-    let pos = e.offset.map(|o| go_locate(src, len, o));
+fn go_de_error(lines: &Lines, tree: &Node, e: DeError, version: Option<Version>) -> Diagnostic {
+    let pos = e.offset.map(|o| go_locate(lines, o));
     if let Some(path) = &e.path
         && let Some(message) = gotype::type_error(
             path,
@@ -78,11 +72,11 @@ pub(crate) fn de_error(src: &Source, e: DeError) -> Diagnostic {
 pub fn read_json(bytes: &[u8]) -> Result<Node, Diagnostic> {
     json::parse(bytes).map_err(|e| {
         // Lines are indexed only for an error: a 10 MB config is read in a few passes.
-        let src = Source::new(bytes);
+        let lines = Lines::new(bytes);
         // Go reports a syntax error after reading the offending byte; an unexpected end of
         // input has no position and prints as line 0 col 0.
         let pos = match e.at {
-            Some(at) => go_locate(&src, bytes.len(), at.wrapping_add(1)),
+            Some(at) => go_locate(&lines, at.wrapping_add(1)),
             None => LineCol { line: 0, col: 0 },
         };
         Diagnostic::error(None, Some(pos), e.message)
@@ -100,11 +94,23 @@ pub fn parse(bytes: &[u8]) -> Result<Parsed, Diagnostic> {
 
 /// [`parse`], for a caller that already read `bytes` into `tree` (to look at its version).
 pub fn parse_tree(bytes: &[u8], tree: Node) -> Result<Parsed, Diagnostic> {
-    let src = Source::new(bytes);
+    parse_lines(&Lines::new(bytes), tree)
+}
 
+/// [`parse_tree`], letting go of the text before the config is decoded: the text, its tree
+/// and the config each hold every inline file, and the provisioner needs only two of them
+/// at once.
+pub fn parse_tree_owned(bytes: Vec<u8>, tree: Node) -> Result<Parsed, Diagnostic> {
+    let lines = Lines::new(&bytes);
+    drop(bytes);
+    parse_lines(&lines, tree)
+}
+
+/// [`parse_tree`] of a text known by its lines.
+fn parse_lines(src: &Lines, tree: Node) -> Result<Parsed, Diagnostic> {
     let all_keys = |_: &'static str, _: &str| true;
-    let (stub, _) = de::from_node::<Stub>(&tree, &all_keys)
-        .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, None))?;
+    let (stub, _) =
+        de::from_node::<Stub>(&tree, &all_keys).map_err(|e| go_de_error(src, &tree, e, None))?;
     let version_text = stub
         .ignition
         .version
@@ -118,7 +124,7 @@ pub fn parse_tree(bytes: &[u8], tree: Node) -> Result<Parsed, Diagnostic> {
         .flatten();
     let (mut config, mut unused) =
         de::from_node::<Config>(stripped.as_ref().unwrap_or(&tree), &gate)
-            .map_err(|e| go_de_error(&src, &tree, bytes.len(), e, Some(version)))?;
+            .map_err(|e| go_de_error(src, &tree, e, Some(version)))?;
     if version == Version::V3_0 {
         drop_reference_compression(&mut config, &tree, &mut unused);
     }

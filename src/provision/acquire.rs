@@ -60,28 +60,39 @@ pub fn cmdline_url(cmdline: &str) -> Option<String> {
 /// Reads a config of any supported form: Ignition 3.x JSON, or Butane YAML (translated; its
 /// `local` files are looked for in `files_dir`).
 pub fn parse_any(
-    bytes: &[u8],
+    bytes: Vec<u8>,
     name: &str,
     files_dir: Option<&Path>,
 ) -> Result<Config, AcquireError> {
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     let looks_json = first == Some(&b'{');
     if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
-        let parsed = match ignition::read(bytes) {
-            ignition::Document::Legacy(tree, version) => {
-                // Spec 1 and 2.x configs are translated to 3.x as Flatcar's Ignition does.
-                let config = ignition::legacy::translate_bytes(bytes, tree, version)
-                    .map_err(|e| err(e.path, format!("{name}: legacy config: {}", e.message)))?;
-                // The translation gives a 3.1.0 config, which goes up the chain as any other.
-                return Ok(ignition::upgrade(config, ignition::Version::V3_1));
-            }
-            ignition::Document::Current(parsed) => *parsed,
+        let parsed = match ignition::parse::read_json(&bytes) {
+            Ok(tree) => match ignition::legacy::detect(&tree) {
+                Some(version) => {
+                    // Spec 1 and 2.x configs are translated to 3.x as Flatcar's Ignition does.
+                    let config =
+                        ignition::legacy::translate_bytes(&bytes, tree, version).map_err(|e| {
+                            err(e.path, format!("{name}: legacy config: {}", e.message))
+                        })?;
+                    // The translation gives a 3.1.0 config, which goes up the chain as any
+                    // other.
+                    return Ok(ignition::upgrade(config, ignition::Version::V3_1));
+                }
+                None => ignition::parse::parse_tree_owned(bytes, tree),
+            },
+            // Not JSON: the parser's own error (and its word for an empty document).
+            Err(_) => ignition::parse(&bytes),
         }
         .map_err(|d| err(None, format!("{name}: {d}")))?;
+        // The tree goes before the checks: only the config is needed from here on.
+        let ignition::parse::Parsed {
+            config, version, ..
+        } = parsed;
         // Flatcar's rules: its Ignition fetches `oem://` sources.
         let issues = ignition::validate::validate_with(
-            &parsed.config,
-            parsed.version,
+            &config,
+            version,
             ignition::validate::Options::FLATCAR,
         );
         if let Some(e) = issues
@@ -93,10 +104,10 @@ pub fn parse_any(
                 format!("{name}: invalid config: {}", e.message),
             ));
         }
-        return Ok(ignition::upgrade(parsed.config, parsed.version));
+        return Ok(ignition::upgrade(config, version));
     }
     let outcome = crate::spec::translate(
-        bytes,
+        &bytes,
         crate::spec::Options {
             files_dir,
             ..Default::default()
@@ -120,7 +131,7 @@ pub fn file_config(p: &Path) -> Result<(Config, String), AcquireError> {
     let bytes = std::fs::read(p).map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
     let name = p.display().to_string();
     let beside = p.parent().map(|d| d.join("files")).filter(|d| d.is_dir());
-    Ok((parse_any(&bytes, &name, beside.as_deref())?, name))
+    Ok((parse_any(bytes, &name, beside.as_deref())?, name))
 }
 
 /// What the platform chain found: the user config (`None`: no config, or user data meant
@@ -147,7 +158,7 @@ pub fn platform_config(
     let ud = got.map_err(|e| err(None, e))?;
     let kind = classify(&ud.bytes);
     let user = match kind {
-        Kind::Config => Some(parse_any(&ud.bytes, &ud.origin, None)?),
+        Kind::Config => Some(parse_any(ud.bytes, &ud.origin, None)?),
         Kind::Empty => {
             notes.push(format!(
                 "no user config ({}): going on with the base configs alone",
@@ -197,7 +208,7 @@ pub fn system_base(
                     ),
                 ));
             }
-            let c = parse_any(&bytes, &name, None)?;
+            let c = parse_any(bytes, &name, None)?;
             acc = Some(match acc {
                 Some(a) => merge(a, c),
                 None => c,
@@ -242,7 +253,7 @@ pub fn base_configs(dir: &Path) -> Result<Option<Config>, AcquireError> {
     for p in names {
         let bytes =
             std::fs::read(&p).map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
-        let c = parse_any(&bytes, &p.display().to_string(), None)?;
+        let c = parse_any(bytes, &p.display().to_string(), None)?;
         acc = Some(match acc {
             Some(a) => merge(a, c),
             None => c,
@@ -283,7 +294,7 @@ fn configure(fetcher: &mut Fetcher, config: &Config, at: &JsonPath) -> Result<()
 fn fetch_config(fetcher: &Fetcher, r: &Resource, at: &JsonPath) -> Result<Config, AcquireError> {
     let src = r.source.as_deref().unwrap_or("");
     let bytes = fetcher.fetch(r).map_err(|e| err(Some(at.clone()), e))?;
-    parse_any(&bytes, &redact(src), None).map_err(|e| err(Some(at.clone()), e.message))
+    parse_any(bytes, &redact(src), None).map_err(|e| err(Some(at.clone()), e.message))
 }
 
 /// Resolves `replace` and `merge` references of `config`, depth first. `chain` holds the
@@ -311,6 +322,11 @@ pub fn render(
             render(child, &f, &p, chain)
         })?;
         return Ok(child);
+    }
+    // Without merges the config is its own rendering, and `f` the fetcher it configures:
+    // no copy (a config of inline files holds all their contents).
+    if config.ignition.config.merge.is_empty() {
+        return Ok((config, f));
     }
     let mut acc = config.clone();
     for (i, m) in config.ignition.config.merge.iter().enumerate() {
@@ -377,13 +393,13 @@ mod tests {
         let parent = format!(
             r#"{{"ignition":{{"version":"3.4.0","config":{{"merge":[{{"source":"{url}"}}]}}}},"storage":{{"files":[{{"path":"/a"}}]}}}}"#
         );
-        let cfg = parse_any(parent.as_bytes(), "p.ign", None).unwrap();
+        let cfg = parse_any(parent.clone().into_bytes(), "p.ign", None).unwrap();
         let (out, _) = render(cfg, &Fetcher::new(), &JsonPath::root(), &mut Vec::new()).unwrap();
         let paths: Vec<&str> = out.storage.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["/a", "/b"]);
 
         let mut chain = vec![url.clone()];
-        let cfg = parse_any(parent.as_bytes(), "p.ign", None).unwrap();
+        let cfg = parse_any(parent.clone().into_bytes(), "p.ign", None).unwrap();
         let Err(e) = render(cfg, &Fetcher::new(), &JsonPath::root(), &mut chain) else {
             panic!("a cycle must be refused");
         };

@@ -412,7 +412,7 @@ fn plan_file(
             if base.is_some() {
                 let want = whole(&base);
                 // Already as desired (contents, mode, owner): nothing to do.
-                if !want.same_as_file(host).map_err(io)? {
+                if !want.same_as_file(host, meta.len()).map_err(io)? {
                     if overwrite {
                         return Ok(Some(create(want, true)));
                     }

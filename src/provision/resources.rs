@@ -152,10 +152,18 @@ pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchErr
         }
     });
     let results = results.into_inner().expect("workers are done");
+    // Inline data is decoded (and checked) on every core: a config of inline files is
+    // megabytes of it.
+    let mut inline: Vec<Option<Result<Blob, String>>> = {
+        use rayon::prelude::*;
+        list.par_iter()
+            .map(|(_, r)| is_data(r).then(|| fetcher.fetch_blob(r)))
+            .collect()
+    };
     let mut fetched = Fetched::default();
-    for (p, r) in list {
-        let done = if is_data(r) {
-            fetcher.fetch_blob(r)
+    for (k, (p, r)) in list.into_iter().enumerate() {
+        let done = if let Some(done) = inline[k].take() {
+            done
         } else {
             let g = group_of[&fetch_key(r)];
             let f = finish_of(r);

@@ -48,8 +48,38 @@ impl Root {
         self.dir.join(inner.trim_start_matches('/'))
     }
 
+    /// [`Root::resolve`] without a look at the disk or a copy of each element, for a clean
+    /// path whose parent is already known to be a real directory (and so, by how
+    /// directories get known, each of its parents): most entries of a large config.
+    fn resolve_known(&self, path: &str) -> Option<Resolved> {
+        let (parent, last) = path.rsplit_once('/')?;
+        let clean = path.starts_with('/')
+            && path[1..]
+                .split('/')
+                .all(|p| !p.is_empty() && p != "." && p != "..");
+        if !clean
+            || !(parent.is_empty()
+                || self
+                    .dirs
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .contains(parent))
+        {
+            return None;
+        }
+        debug_assert!(!last.is_empty());
+        Some(Resolved {
+            host: self.host(path),
+            inner: path.to_string(),
+            missing: Vec::new(),
+        })
+    }
+
     /// Resolves the parents of absolute path `path` inside the root.
     pub fn resolve(&self, path: &str) -> Result<Resolved, String> {
+        if let Some(r) = self.resolve_known(path) {
+            return Ok(r);
+        }
         let mut parts: Vec<String> = path
             .split('/')
             .filter(|p| !p.is_empty() && *p != ".")
@@ -167,6 +197,18 @@ mod tests {
                 .unwrap_err()
                 .contains("too many levels")
         );
+        // Known parents answer without the disk; links among them never become known.
+        assert!(r.resolve_known("/etc/real/g").is_some());
+        assert_eq!(r.resolve("/etc/real/g").unwrap().inner, "/etc/real/g");
+        assert!(r.resolve_known("/etc/rel/g").is_none());
+        assert!(r.resolve_known("/etc/real/../rel/g").is_none());
+        assert_eq!(r.resolve("/etc/rel/g").unwrap().inner, "/etc/real/g");
+        // Replaced by a link: forgotten, then followed again.
+        std::fs::rename(d.join("etc/real"), d.join("etc/moved")).unwrap();
+        std::os::unix::fs::symlink("moved", d.join("etc/real")).unwrap();
+        r.forget();
+        assert!(r.resolve_known("/etc/real/g").is_none());
+        assert_eq!(r.resolve("/etc/real/g").unwrap().inner, "/etc/moved/g");
         let deep = r.resolve("/a/b/c").unwrap();
         assert_eq!(deep.missing, vec!["/a".to_string(), "/a/b".to_string()]);
         std::fs::remove_dir_all(&d).unwrap();

@@ -8,7 +8,7 @@ mod path;
 mod source;
 
 pub use path::{JsonPath, Seg};
-pub use source::{LineCol, Source};
+pub use source::{LineCol, Lines, Source};
 
 /// One value of the document with the byte range it covers.
 #[derive(Debug, Clone, PartialEq)]

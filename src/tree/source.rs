@@ -12,29 +12,72 @@ pub struct Source<'a> {
     line_starts: Vec<u32>,
 }
 
+/// Where each line of `bytes` starts.
+fn line_starts(bytes: &[u8]) -> Vec<u32> {
+    let mut starts = vec![0u32];
+    starts.extend(
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(i, _)| i as u32 + 1),
+    );
+    starts
+}
+
+/// Line and column of the byte at `offset` (columns count bytes, as upstream does).
+fn locate_in(starts: &[u32], offset: u32) -> LineCol {
+    let line = match starts.binary_search(&offset) {
+        Ok(i) => i,
+        Err(i) => i - 1,
+    };
+    LineCol {
+        line: line as u32 + 1,
+        col: offset - starts[line] + 1,
+    }
+}
+
+/// Where the lines of a document start, without the document: byte positions can still be
+/// told as line:column once a large text has been let go.
+pub struct Lines {
+    starts: Vec<u32>,
+    len: usize,
+}
+
+impl Lines {
+    pub fn new(bytes: &[u8]) -> Lines {
+        Lines {
+            starts: line_starts(bytes),
+            len: bytes.len(),
+        }
+    }
+
+    /// The document's length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Line and column of the byte at `offset` (columns count bytes).
+    pub fn locate(&self, offset: u32) -> LineCol {
+        locate_in(&self.starts, offset)
+    }
+}
+
 impl<'a> Source<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
-        let mut line_starts = vec![0u32];
-        line_starts.extend(
-            bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i as u32 + 1),
-        );
-        Source { bytes, line_starts }
+        Source {
+            bytes,
+            line_starts: line_starts(bytes),
+        }
     }
 
     /// Line and column of the byte at `offset` (columns count bytes, as upstream does).
     pub fn locate(&self, offset: u32) -> LineCol {
-        let line = match self.line_starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        LineCol {
-            line: line as u32 + 1,
-            col: offset - self.line_starts[line] + 1,
-        }
+        locate_in(&self.line_starts, offset)
     }
 
     /// Line and column of the byte at `offset`, the column counted in characters (as YAML
@@ -84,5 +127,7 @@ mod tests {
         assert_eq!(s.line_text(2), b"cd");
         assert_eq!(s.line_text(3), b"");
         assert_eq!(s.line_text(4), b"ef");
+        let l = Lines::new(b"ab\ncd\n\nef");
+        assert_eq!((l.len(), l.locate(7)), (9, LineCol { line: 4, col: 1 }));
     }
 }
