@@ -28,6 +28,9 @@ pub struct DeError {
     /// error as upstream does: with repeated keys it need not be the one the tree holds at
     /// `path`.
     pub found: Option<Value>,
+    /// The mismatches found after this one, in decoding order: go-yaml reads on after one
+    /// and reports them all.
+    pub also: Vec<DeError>,
 }
 
 impl fmt::Display for DeError {
@@ -45,6 +48,7 @@ impl de::Error for DeError {
             path: None,
             message: msg.to_string(),
             found: None,
+            also: Vec::new(),
         }
     }
 }
@@ -93,6 +97,7 @@ pub fn from_tree<T: DeserializeOwned>(
         flavor,
         unused: RefCell::new(Vec::new()),
         first: RefCell::new(None),
+        all: RefCell::new(Vec::new()),
     };
     let de = NodeDe {
         node,
@@ -103,6 +108,14 @@ pub fn from_tree<T: DeserializeOwned>(
         st: &state,
     };
     let value = T::deserialize(de);
+    let mut all = state.all.into_inner();
+    if !all.is_empty() {
+        // go-yaml: every mismatch, then what stopped the decoding (if anything did).
+        all.extend(value.err());
+        let mut first = all.remove(0);
+        first.also = all;
+        return Err(first);
+    }
     let at = |e: &DeError| e.offset.unwrap_or(u32::MAX);
     match (value, state.first.into_inner()) {
         (Ok(v), None) => Ok((v, state.unused.into_inner())),
@@ -119,6 +132,8 @@ struct State<'g> {
     /// The first type mismatch in the document (JSON): Go's decoder notes it, leaves the
     /// value as it was and reads on.
     first: RefCell<Option<DeError>>,
+    /// Every type mismatch (YAML), in decoding order.
+    all: RefCell<Vec<DeError>>,
 }
 
 impl State<'_> {
@@ -224,11 +239,14 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
     }
 
     /// A type mismatch in one decoding: JSON notes it and reads on (Go keeps the value as
-    /// it was); go-yaml's is returned.
+    /// it was); go-yaml collects it and reads on.
     fn fail(&self, o: Occ<'_, '_>, want: &str) -> Result<(), DeError> {
         let e = self.mismatch(o.node, o.path, want);
         match self.st.flavor {
-            Flavor::Yaml => Err(e),
+            Flavor::Yaml => {
+                self.st.all.borrow_mut().push(e);
+                Ok(())
+            }
             Flavor::Json => {
                 self.st.note(e);
                 Ok(())
@@ -291,6 +309,7 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
             path: Some(path.to_json_path()),
             message,
             found: Some(found),
+            also: Vec::new(),
         }
     }
 
@@ -313,7 +332,7 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
                 Value::Plain(t) => match resolve(t) {
                     Resolved::Null => continue,
                     Resolved::Int(i) => Some(i),
-                    Resolved::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(f as i128),
+                    Resolved::Float(f) => go_int_of_float(f),
                     _ => None,
                 },
                 _ => None,
@@ -324,6 +343,20 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// go-yaml puts a float into an integer field as Go converts one: truncated toward zero,
+/// and, out of range, the x86 "integer indefinite" (MinInt64). It refuses only NaN and what
+/// is above MaxInt64 as a float (2^63 itself passes its test).
+fn go_int_of_float(f: f64) -> Option<i128> {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || f > TWO_63 {
+        None
+    } else if (-TWO_63..TWO_63).contains(&f) {
+        Some(f.trunc() as i128)
+    } else {
+        Some(i128::from(i64::MIN))
     }
 }
 

@@ -545,13 +545,18 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     let decoded = compacted.as_ref().unwrap_or(&root);
     let (config, unused) = match de::from_tree::<bu::Config>(decoded, &gate, Flavor::Yaml) {
         Ok(v) => v,
-        Err(e) => {
-            let pos = e.offset.map(|o| src.locate_chars(o));
-            let line = pos.map_or(0, |p| p.line);
-            let msg = e.message;
-            let located = Diagnostic::error(e.path, pos, msg.clone());
-            outcome.diagnostics.push(located);
-            outcome.failure = Some(format!("yaml: unmarshal errors:\n  line {line}: {msg}"));
+        Err(mut e) => {
+            let also = std::mem::take(&mut e.also);
+            let mut failure = String::from("yaml: unmarshal errors:");
+            for e in std::iter::once(e).chain(also) {
+                let pos = e.offset.map(|o| src.locate_chars(o));
+                let line = pos.map_or(0, |p| p.line);
+                failure.push_str(&format!("\n  line {line}: {}", e.message));
+                outcome
+                    .diagnostics
+                    .push(Diagnostic::error(e.path, pos, e.message));
+            }
+            outcome.failure = Some(failure);
             return outcome;
         }
     };
