@@ -389,7 +389,10 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
             Value::Plain(t) => match resolve(t) {
                 Resolved::Null => v.visit_unit(),
                 Resolved::Bool(b) => v.visit_bool(b),
-                Resolved::Int(i) => v.visit_i64(i as i64),
+                Resolved::Int(i) => match i64::try_from(i) {
+                    Ok(i) => v.visit_i64(i),
+                    Err(_) => v.visit_u64(i as u64),
+                },
                 Resolved::Float(f) => v.visit_f64(f),
                 Resolved::Str => v.visit_str(t),
             },

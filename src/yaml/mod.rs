@@ -465,7 +465,7 @@ pub fn to_json(node: &Node) -> serde_json::Value {
         Value::Plain(s) => match resolve(s) {
             Resolved::Null => J::Null,
             Resolved::Bool(b) => J::Bool(b),
-            Resolved::Int(i) => J::from(i as i64),
+            Resolved::Int(i) => i64::try_from(i).map_or_else(|_| J::from(i as u64), J::from),
             Resolved::Float(f) => serde_json::Number::from_f64(f).map_or(J::Null, J::Number),
             Resolved::Str => J::String(s.clone()),
         },

@@ -53,12 +53,13 @@ pub fn resolve(s: &str) -> Resolved {
     Resolved::Str
 }
 
-/// Go's `strconv.ParseInt(s, 0, 64)`: sign, then a base prefix or a leading zero for octal.
+/// Go's `strconv.ParseInt(s, 0, 64)`: sign, then a base prefix or a leading zero for octal;
+/// then, as go-yaml tries next, `strconv.ParseUint` (no sign) for what is above MaxInt64.
 fn parse_int(s: &str) -> Option<i128> {
-    let (neg, digits) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
+    let (neg, signed, digits) = match s.as_bytes().first()? {
+        b'-' => (true, true, &s[1..]),
+        b'+' => (false, true, &s[1..]),
+        _ => (false, false, s),
     };
     let (radix, body) = if let Some(r) = digits
         .strip_prefix("0x")
@@ -85,9 +86,12 @@ fn parse_int(s: &str) -> Option<i128> {
     }
     let v = i128::from_str_radix(body, radix).ok()?;
     let v = if neg { -v } else { v };
-    (i64::MIN as i128..=i64::MAX as i128)
-        .contains(&v)
-        .then_some(v)
+    let max = if signed {
+        i128::from(i64::MAX)
+    } else {
+        i128::from(u64::MAX)
+    };
+    (i128::from(i64::MIN)..=max).contains(&v).then_some(v)
 }
 
 fn is_float(s: &str) -> bool {
@@ -130,6 +134,19 @@ mod tests {
         assert_eq!(resolve("0x1F"), Resolved::Int(31));
         assert_eq!(resolve("-12"), Resolved::Int(-12));
         assert_eq!(resolve("1_000"), Resolved::Int(1000));
+        // Above MaxInt64 unsigned is still an integer (go-yaml's ParseUint); signed, a float.
+        assert_eq!(
+            resolve("9223372036854775808"),
+            Resolved::Int(9223372036854775808)
+        );
+        assert_eq!(
+            resolve("+9223372036854775808"),
+            Resolved::Float(9223372036854775808.0)
+        );
+        assert_eq!(
+            resolve("18446744073709551616"),
+            Resolved::Float(18446744073709551616.0)
+        );
         assert_eq!(resolve("09"), Resolved::Float(9.0));
         assert_eq!(resolve("1.5"), Resolved::Float(1.5));
         assert_eq!(resolve("~"), Resolved::Null);
