@@ -86,6 +86,12 @@ impl<'a> Source<'a> {
         let lc = self.locate(offset);
         let start = self.line_starts[lc.line as usize - 1] as usize;
         let end = (offset as usize).min(self.bytes.len());
+        // A byte-order mark is not part of the first line to go-yaml's reader.
+        let start = if start == 0 && self.bytes.starts_with(b"\xef\xbb\xbf") && end >= 3 {
+            3
+        } else {
+            start
+        };
         let col = String::from_utf8_lossy(&self.bytes[start..end])
             .chars()
             .count() as u32
