@@ -430,8 +430,8 @@ pub fn files_stage(
             .and_then(|_| std::fs::write(root.join(IN_PROGRESS), b""));
     }
     let notated = mounts::notated_dirs(state_dir);
-    let plan = |apply: bool, first_run: bool| -> Result<Vec<Planned>, StageError> {
-        let mut out: Vec<Planned> = passwd::run(config, &r, apply, &notated)
+    let plan = |apply: bool, first_run: bool, after: bool| -> Result<Vec<Planned>, StageError> {
+        let mut out: Vec<Planned> = passwd::run(config, &r, apply, !after, &notated)
             .map_err(fail)?
             .into_iter()
             .map(|c| Planned {
@@ -460,11 +460,11 @@ pub fn files_stage(
         }));
         Ok(out)
     };
-    let actions = plan(apply, first_run)?;
+    let actions = plan(apply, first_run, false)?;
     // Nothing done, nothing to check again.
     if apply && !actions.is_empty() {
         r.forget();
-        let left = plan(false, false)?;
+        let left = plan(false, false, true)?;
         if let Some(a) = left.first() {
             return Err(StageError {
                 stage: Stage::Files,
