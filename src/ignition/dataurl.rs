@@ -23,6 +23,16 @@ pub fn percent_decode(data: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
+        // What lies before the next escape is copied as it is, at once.
+        let run = b[i..]
+            .iter()
+            .position(|&c| c == b'%')
+            .unwrap_or(b.len() - i);
+        out.extend_from_slice(&b[i..i + run]);
+        i += run;
+        if i == b.len() {
+            break;
+        }
         let hex = |c: u8| (c as char).to_digit(16);
         if b[i] == b'%'
             && let (Some(h), Some(l)) = (

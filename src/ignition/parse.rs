@@ -186,6 +186,10 @@ fn null_structs(
     unused: &std::collections::HashSet<JsonPath>,
     report: &mut dyn FnMut(&JsonPath, &Node),
 ) {
+    // Most configs hold no null at all: one look, no paths made.
+    if path.is_root() && !has_null(node) {
+        return;
+    }
     match &node.value {
         Value::Null if !path.is_root() && gotype::is_walked_struct(path, version) => {
             report(path, node)
@@ -211,6 +215,15 @@ fn null_structs(
             }
         }
         _ => {}
+    }
+}
+
+fn has_null(node: &Node) -> bool {
+    match &node.value {
+        Value::Null => true,
+        Value::Object(entries) => entries.iter().any(|e| has_null(&e.value)),
+        Value::Array(items) => items.iter().any(has_null),
+        _ => false,
     }
 }
 

@@ -430,7 +430,15 @@ impl Parser<'_> {
                     run = self.i;
                 }
                 Some(c) if c < 0x20 => return Err(self.bad("in string")),
-                Some(_) => self.i += 1,
+                // The plain run up to the next quote, escape or control character at once:
+                // inline file contents make strings of megabytes.
+                Some(_) => {
+                    self.i += 1;
+                    self.i += self.b[self.i..]
+                        .iter()
+                        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                        .unwrap_or(self.b.len() - self.i);
+                }
             }
         }
         // Go replaces invalid UTF-8 with U+FFFD rather than failing.

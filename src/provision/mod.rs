@@ -431,7 +431,9 @@ pub fn files_stage(
     }
     let notated = mounts::notated_dirs(state_dir);
     let plan = |apply: bool, first_run: bool, after: bool| -> Result<Vec<Planned>, StageError> {
-        let mut out: Vec<Planned> = passwd::run(config, &r, apply, !after, &notated)
+        // Homes are asked for as upstream asks on a first run; a later run converges (a
+        // directory of the config may have replaced a home).
+        let mut out: Vec<Planned> = passwd::run(config, &r, apply, first_run && !after, &notated)
             .map_err(fail)?
             .into_iter()
             .map(|c| Planned {

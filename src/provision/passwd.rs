@@ -120,8 +120,8 @@ fn db_field(root: &Path, file: &str, name: &str, idx: usize) -> Option<String> {
 /// the mount stage created; those in a user's home become the user's (0700).
 ///
 /// `homes`: whether to check that users' homes exist, as upstream finds out right after
-/// making the users. Not in the look taken after a run: a later entry of the config may
-/// have replaced a home (a directory with `overwrite`), as upstream's run does too.
+/// making the users. Not in the look taken after a run, nor on a later run: an entry of the
+/// config may have replaced a home (a directory with `overwrite`), as upstream's run does.
 pub fn run(
     cfg: &Config,
     root: &Root,
