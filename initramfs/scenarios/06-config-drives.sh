@@ -75,7 +75,9 @@ for p in $DRIVES; do
   /sbin/losetup -d \$dev
 done
 grep -q 'is a #cloud-config' /run/err || true
-umount /drives
+# The kernel lets go of a detached loop device's backing file a moment after losetup -d.
+n=0
+until umount /drives; do n=\$((n + 1)); [ \$n -lt 10 ] || exit 1; sleep 1; done
 umount /sysroot
 GUEST
 }
