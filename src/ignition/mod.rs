@@ -133,8 +133,17 @@ pub enum Document {
 }
 
 /// Reads `bytes` as a [`Document`]: the JSON is read once, for its version and its config.
-pub fn read(bytes: &[u8]) -> Document {
-    read_from(bytes, parse::read_json(bytes))
+/// A 3.x config's text is let go before the config is decoded ([`parse::parse_tree_owned`]:
+/// text, tree and config each hold every inline file); any other document's text is handed
+/// back, for the legacy translator.
+pub fn read_owned(bytes: Vec<u8>) -> (Document, Option<Vec<u8>>) {
+    match parse::read_json(&bytes) {
+        Ok(tree) if legacy::detect(&tree).is_none() => (
+            Document::Current(Box::new(parse::parse_tree_owned(bytes, tree))),
+            None,
+        ),
+        tree => (read_from(&bytes, tree), Some(bytes)),
+    }
 }
 
 /// [`read`], from `tree`, what [`parse::read_json`] gave for `bytes`.

@@ -67,22 +67,16 @@ pub fn parse_any(
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     let looks_json = first == Some(&b'{');
     if looks_json || name.ends_with(".ign") || name.ends_with(".json") {
-        let parsed = match ignition::parse::read_json(&bytes) {
-            Ok(tree) => match ignition::legacy::detect(&tree) {
-                Some(version) => {
-                    // Spec 1 and 2.x configs are translated to 3.x as Flatcar's Ignition does.
-                    let config =
-                        ignition::legacy::translate_bytes(&bytes, tree, version).map_err(|e| {
-                            err(e.path, format!("{name}: legacy config: {}", e.message))
-                        })?;
-                    // The translation gives a 3.1.0 config, which goes up the chain as any
-                    // other.
-                    return Ok(ignition::upgrade(config, ignition::Version::V3_1));
-                }
-                None => ignition::parse::parse_tree_owned(bytes, tree),
-            },
-            // Not JSON: the parser's own error (and its word for an empty document).
-            Err(_) => ignition::parse(&bytes),
+        let parsed = match ignition::read_owned(bytes) {
+            (ignition::Document::Legacy(tree, version), text) => {
+                // Spec 1 and 2.x configs are translated to 3.x as Flatcar's Ignition does.
+                let text = text.unwrap_or_default();
+                let config = ignition::legacy::translate_bytes(&text, tree, version)
+                    .map_err(|e| err(e.path, format!("{name}: legacy config: {}", e.message)))?;
+                // The translation gives a 3.1.0 config, which goes up the chain as any other.
+                return Ok(ignition::upgrade(config, ignition::Version::V3_1));
+            }
+            (ignition::Document::Current(parsed), _) => *parsed,
         }
         .map_err(|d| err(None, format!("{name}: {d}")))?;
         // The tree goes before the checks: only the config is needed from here on.

@@ -430,10 +430,10 @@ pub fn files_stage(
             .and_then(|_| std::fs::write(root.join(IN_PROGRESS), b""));
     }
     let notated = mounts::notated_dirs(state_dir);
-    let plan = |apply: bool, first_run: bool, after: bool| -> Result<Vec<Planned>, StageError> {
-        // Homes are asked for as upstream asks on a first run; a later run converges (a
-        // directory of the config may have replaced a home).
-        let mut out: Vec<Planned> = passwd::run(config, &r, apply, first_run && !after, &notated)
+    let plan = |apply: bool, first_run: bool| -> Result<Vec<Planned>, StageError> {
+        // Homes are asked for as upstream asks, on a first run; a later run, and the check
+        // after this one, converge (a directory of the config may have replaced a home).
+        let mut out: Vec<Planned> = passwd::run(config, &r, apply, first_run, &notated)
             .map_err(fail)?
             .into_iter()
             .map(|c| Planned {
@@ -462,11 +462,11 @@ pub fn files_stage(
         }));
         Ok(out)
     };
-    let actions = plan(apply, first_run, false)?;
+    let actions = plan(apply, first_run)?;
     // Nothing done, nothing to check again.
     if apply && !actions.is_empty() {
         r.forget();
-        let left = plan(false, false, true)?;
+        let left = plan(false, false)?;
         if let Some(a) = left.first() {
             return Err(StageError {
                 stage: Stage::Files,

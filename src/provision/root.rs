@@ -48,6 +48,14 @@ impl Root {
         self.dir.join(inner.trim_start_matches('/'))
     }
 
+    /// Whether inner path `inner` was seen to be a real directory (and not forgotten since).
+    fn known(&self, inner: &str) -> bool {
+        self.dirs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(inner)
+    }
+
     /// [`Root::resolve`] without a look at the disk or a copy of each element, for a clean
     /// path whose parent is already known to be a real directory (and so, by how
     /// directories get known, each of its parents): most entries of a large config.
@@ -57,14 +65,7 @@ impl Root {
             && path[1..]
                 .split('/')
                 .all(|p| !p.is_empty() && p != "." && p != "..");
-        if !clean
-            || !(parent.is_empty()
-                || self
-                    .dirs
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .contains(parent))
-        {
+        if !clean || !(parent.is_empty() || self.known(parent)) {
             return None;
         }
         debug_assert!(!last.is_empty());
@@ -107,12 +108,7 @@ impl Root {
                 missing.push(inner);
                 continue;
             }
-            if self
-                .dirs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .contains(&inner)
-            {
+            if self.known(&inner) {
                 continue;
             }
             let host = self.host(&inner);

@@ -9,32 +9,7 @@ pub struct LineCol {
 /// line:column without rescanning.
 pub struct Source<'a> {
     pub bytes: &'a [u8],
-    line_starts: Vec<u32>,
-}
-
-/// Where each line of `bytes` starts.
-fn line_starts(bytes: &[u8]) -> Vec<u32> {
-    let mut starts = vec![0u32];
-    starts.extend(
-        bytes
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| **b == b'\n')
-            .map(|(i, _)| i as u32 + 1),
-    );
-    starts
-}
-
-/// Line and column of the byte at `offset` (columns count bytes, as upstream does).
-fn locate_in(starts: &[u32], offset: u32) -> LineCol {
-    let line = match starts.binary_search(&offset) {
-        Ok(i) => i,
-        Err(i) => i - 1,
-    };
-    LineCol {
-        line: line as u32 + 1,
-        col: offset - starts[line] + 1,
-    }
+    lines: Lines,
 }
 
 /// Where the lines of a document start, without the document: byte positions can still be
@@ -46,8 +21,16 @@ pub struct Lines {
 
 impl Lines {
     pub fn new(bytes: &[u8]) -> Lines {
+        let mut starts = vec![0u32];
+        starts.extend(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i as u32 + 1),
+        );
         Lines {
-            starts: line_starts(bytes),
+            starts,
             len: bytes.len(),
         }
     }
@@ -61,9 +44,16 @@ impl Lines {
         self.len == 0
     }
 
-    /// Line and column of the byte at `offset` (columns count bytes).
+    /// Line and column of the byte at `offset` (columns count bytes, as upstream does).
     pub fn locate(&self, offset: u32) -> LineCol {
-        locate_in(&self.starts, offset)
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        LineCol {
+            line: line as u32 + 1,
+            col: offset - self.starts[line] + 1,
+        }
     }
 }
 
@@ -71,20 +61,20 @@ impl<'a> Source<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         Source {
             bytes,
-            line_starts: line_starts(bytes),
+            lines: Lines::new(bytes),
         }
     }
 
     /// Line and column of the byte at `offset` (columns count bytes, as upstream does).
     pub fn locate(&self, offset: u32) -> LineCol {
-        locate_in(&self.line_starts, offset)
+        self.lines.locate(offset)
     }
 
     /// Line and column of the byte at `offset`, the column counted in characters (as YAML
     /// tools count it).
     pub fn locate_chars(&self, offset: u32) -> LineCol {
         let lc = self.locate(offset);
-        let start = self.line_starts[lc.line as usize - 1] as usize;
+        let start = self.lines.starts[lc.line as usize - 1] as usize;
         let end = (offset as usize).min(self.bytes.len());
         // A byte-order mark is not part of the first line to go-yaml's reader.
         let start = if start == 0 && self.bytes.starts_with(b"\xef\xbb\xbf") && end >= 3 {
@@ -100,17 +90,18 @@ impl<'a> Source<'a> {
     }
 
     pub fn line_count(&self) -> u32 {
-        self.line_starts.len() as u32
+        self.lines.starts.len() as u32
     }
 
     /// The text of 1-based line `line`, without its newline.
     pub fn line_text(&self, line: u32) -> &'a [u8] {
         let i = (line as usize).saturating_sub(1);
-        let Some(&start) = self.line_starts.get(i) else {
+        let Some(&start) = self.lines.starts.get(i) else {
             return &[];
         };
         let end = self
-            .line_starts
+            .lines
+            .starts
             .get(i + 1)
             .map(|&e| e as usize - 1)
             .unwrap_or(self.bytes.len());
