@@ -588,3 +588,63 @@ fn a_mount_point_made_in_a_new_users_home_is_theirs() {
     let keys = root.join("home/core/.ssh/authorized_keys.d/ignition");
     assert_eq!(std::fs::read_to_string(keys).unwrap(), "ssh-ed25519 K\n");
 }
+
+// Found by the storage differential run (tests/differential, seed 201): after wipeTable,
+// partition 5 without start or size takes the disk from the first MiB on, and the
+// `number: 0` entry then gets the 2014 sectors before it, unaligned, as sgdisk places it.
+// Re-applying changes nothing.
+#[test]
+fn number_zero_takes_the_gap_before_the_first_mib_as_sgdisk_does() {
+    let dir = scratch("disks-gap");
+    let disk = disk_with_old(&dir);
+    let config = format!(
+        r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{}","wipeTable":true,
+          "partitions":[{{"label":"first","wipePartitionEntry":true}},{{"number":5,"label":"new"}}]}}]}}}}"#,
+        disk.path()
+    );
+    ok(&provision("apply", &dir, &config));
+    let (first, last, name, _) = sgdisk_info(&disk.image, 1).expect("partition 1");
+    assert_eq!((first, last, name.as_str()), (34, 2047, "first"));
+    let (first, _, name, _) = sgdisk_info(&disk.image, 5).expect("partition 5");
+    assert_eq!((first, name.as_str()), (2048, "new"));
+    assert_eq!(
+        ok(&provision("plan", &dir, &config)),
+        "",
+        "a re-run changes nothing"
+    );
+}
+
+// The same run: a `number: 0` entry with the label of an existing partition that already
+// satisfies it is that partition (flint's re-run rule), and it keeps its place while the
+// numbered entries take theirs, instead of failing for space.
+#[test]
+fn a_partition_found_by_label_keeps_its_place() {
+    let dir = scratch("disks-label");
+    let disk = Loop::new(&dir, "disk", 64);
+    let image = disk.image.to_str().unwrap();
+    sh(
+        "sgdisk",
+        &[
+            "-n",
+            "1:1M:+8M",
+            "-c",
+            "1:A",
+            "-n",
+            "2:11M:+4M",
+            "-c",
+            "2:B",
+            image,
+        ],
+    );
+    let config = format!(
+        r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{}",
+          "partitions":[{{"number":9}},{{"number":5}},{{"label":"B","wipePartitionEntry":true}}]}}]}}}}"#,
+        disk.path()
+    );
+    ok(&provision("apply", &dir, &config));
+    let at = |n| sgdisk_info(&disk.image, n).map(|(f, l, name, _)| (f, l, name));
+    assert_eq!(at(2), Some((22528, 30719, "B".into())));
+    assert_eq!(at(5).map(|p| (p.0, p.1)), Some((18432, 22527)));
+    assert_eq!(at(9).map(|p| p.0), Some(30720));
+    assert_eq!(at(3), None);
+}

@@ -225,6 +225,8 @@ def main(a):
                 # end of the run
                 same, ref, got = False, ("harness", b"", str(e).encode()), ("harness", b"", b"")
             total += 1
+            if total % 100 == 0:
+                print("  %d inputs, %d divergences (%d deliberate)" % (total, div, delib), flush=True)
             if not same:
                 div += 1
                 why = deliberate_storage(name, storage, ref, got)

@@ -89,25 +89,52 @@ impl Layout {
         best
     }
 
-    /// `None` when the aligned sector is past u64::MAX.
-    fn align_up(&self, sector: u64) -> Option<u64> {
-        let a = self.per_mib().max(1);
-        sector.div_ceil(a).checked_mul(a)
+    /// Whether every sector of `first..=last` is usable and in no partition.
+    fn all_free(&self, first: u64, last: u64) -> bool {
+        first >= self.first_usable
+            && last <= self.last_usable
+            && !self
+                .slots
+                .iter()
+                .any(|o| o.start <= last && first <= o.end())
     }
 
-    /// Places a partition as `sgdisk --new=N:START:SIZE` would: `None` for a default.
+    /// A start aligned as sgdisk aligns it: down to the MiB boundary when every sector from
+    /// there is free, else up to the next one when every sector up to it is free, else left
+    /// where it is (a free block smaller than the alignment: the gap before the first
+    /// partition of a table made elsewhere). `None` past u64::MAX.
+    fn align(&self, sector: u64) -> Option<u64> {
+        let a = self.per_mib().max(1);
+        if sector % a == 0 {
+            return Some(sector);
+        }
+        let earlier = sector - sector % a;
+        if earlier >= self.first_usable && self.all_free(earlier, sector - 1) {
+            return Some(earlier);
+        }
+        let later = earlier.checked_add(a)?;
+        if later <= self.last_usable && self.all_free(sector + 1, later) {
+            return Some(later);
+        }
+        Some(sector)
+    }
+
+    /// Places a partition as `sgdisk --new=N:START:SIZE` would: `None` for a default. A
+    /// default start is the aligned first sector of the largest free block; a given start is
+    /// aligned too, but a given size counts from the start as given (sgdisk computes the end
+    /// before it aligns the start).
     fn place(&self, start: Option<u64>, size: Option<u64>) -> Result<(u64, u64), String> {
         let (low, high) = match self.largest_block() {
-            Some((s, e)) => (self.align_up(s), e),
+            Some((s, e)) => (self.align(s), e),
             None => return Err("no free space left on the disk".into()),
         };
         let mib = |s: u64| mib_text(s, self.sector_size);
         // Fuzzing (fuzz/partition_planner): aligning a start near u64::MAX, and the sizes in
         // the message below, overflowed on hostile tables (last usable sector near u64::MAX,
         // partitions there). Such a start does not fit, and the arithmetic saturates.
-        let start = match start {
-            Some(s) => self.align_up(s),
-            None => low,
+        let (start, from) = match start {
+            Some(s) => (self.align(s), Some(s)),
+            None => (low, low),
         };
         let Some(start) = start else {
             return Err(format!(
@@ -115,8 +142,9 @@ impl Layout {
                 mib(self.last_usable.saturating_add(1))
             ));
         };
+        let from = from.unwrap_or(start);
         let end = match size {
-            Some(n) => start.saturating_add(n).saturating_sub(1),
+            Some(n) => from.saturating_add(n).saturating_sub(1),
             None => high,
         };
         if start < self.first_usable || end > self.last_usable || end < start {
@@ -272,6 +300,9 @@ struct Want {
     should_exist: bool,
     wipe_entry: bool,
     resize: bool,
+    /// A `number: 0` entry taken as the existing partition with its label: it stays as it
+    /// is, and takes no part in placing the others (upstream never deletes it).
+    by_label: bool,
 }
 
 fn non_empty(s: &Option<String>) -> Option<String> {
@@ -351,19 +382,9 @@ fn plan_on(
         .iter()
         .enumerate()
         .map(|(index, p)| {
-            let mut number = number_of(p);
-            if number == 0
-                && let Some(label) = &p.label
-                && let Some(s) = layout
-                    .slots
-                    .iter()
-                    .find(|s| &s.label == label && !explicit.contains(&s.number))
-            {
-                number = s.number;
-            }
-            Want {
+            let mut w = Want {
                 index,
-                number,
+                number: number_of(p),
                 start: to_sectors(p.start_mib),
                 size: to_sectors(p.size_mib),
                 label: p.label.clone(),
@@ -372,7 +393,31 @@ fn plan_on(
                 should_exist: p.should_exist != Some(false),
                 wipe_entry: p.wipe_partition_entry == Some(true),
                 resize: p.resize == Some(true),
+                by_label: false,
+            };
+            // The extension (see the module's comment): only a partition that is already
+            // what the entry asks for (a start or size of 0: wherever it was put) is taken
+            // for it; any other entry is upstream's new partition.
+            if w.number == 0
+                && w.should_exist
+                && let Some(label) = &p.label
+                && let Some(s) = layout
+                    .slots
+                    .iter()
+                    .find(|s| &s.label == label && !explicit.contains(&s.number))
+            {
+                let found = Want {
+                    number: s.number,
+                    start: w.start.filter(|s| *s != 0),
+                    size: w.size.filter(|s| *s != 0),
+                    by_label: true,
+                    ..w.clone()
+                };
+                if mismatch(s, &found, true).is_none() {
+                    w = found;
+                }
             }
+            w
         })
         .collect();
     for w in &wants {
@@ -503,7 +548,7 @@ fn plan_on(
 /// `size 0` then take the places that pretend run gave them.
 fn resolve_defaults(wants: &mut [Want], layout: &Layout) -> Result<(), PlanError> {
     let mut pretend = layout.clone();
-    for w in wants.iter_mut() {
+    for w in wants.iter_mut().filter(|w| !w.by_label) {
         if let Some(e) = layout.get(w.number).filter(|_| w.number > 0) {
             pretend.remove(w.number);
             if !w.wipe_entry {
@@ -513,7 +558,7 @@ fn resolve_defaults(wants: &mut [Want], layout: &Layout) -> Result<(), PlanError
         }
     }
     for w in wants.iter_mut() {
-        if !w.should_exist {
+        if !w.should_exist || w.by_label {
             continue;
         }
         // Deviation: upstream's pretend run moves a listed partition whose start and size are
