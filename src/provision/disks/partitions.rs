@@ -105,7 +105,7 @@ impl Layout {
     /// partition of a table made elsewhere). `None` past u64::MAX.
     fn align(&self, sector: u64) -> Option<u64> {
         let a = self.per_mib().max(1);
-        if sector % a == 0 {
+        if sector.is_multiple_of(a) {
             return Some(sector);
         }
         let earlier = sector - sector % a;
