@@ -39,12 +39,15 @@ const PROBE_ORDER: &[&str] = &[
 /// (blkid's "ambivalent result"), the one upstream's fallback probe returns: the first in
 /// libblkid's probing order (a device holding vfat and an old ext4 superblock is vfat).
 pub fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
+    // The udev format: its `_ENC` values escape every byte that is not plain as `\xNN`, so
+    // labels with spaces, backslashes or non-ASCII text read back exactly (the export
+    // format escapes with backslashes and mangles bytes above 127).
     let out = tool::run_with(
         "blkid",
         [
             "-p".as_ref(),
             "-o".as_ref(),
-            "export".as_ref(),
+            "udev".as_ref(),
             dev.as_os_str(),
         ],
         &[2, 8],
@@ -59,14 +62,34 @@ pub fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
     let mut f = Found::default();
     for (k, v) in tool::export_pairs(&out.stdout) {
         match k.as_str() {
-            "TYPE" => f.kind = v,
-            "LABEL" => f.label = v,
-            "UUID" => f.uuid = v,
-            "PTTYPE" => f.table = v,
+            "ID_FS_TYPE" => f.kind = v,
+            "ID_FS_LABEL_ENC" => f.label = udev_decode(&v),
+            "ID_FS_UUID_ENC" => f.uuid = udev_decode(&v),
+            "ID_PART_TABLE_TYPE" => f.table = v,
             _ => {}
         }
     }
     Ok((!f.is_empty()).then_some(f))
+}
+
+/// A udev `_ENC` value: `\xNN` escapes back to bytes (invalid UTF-8 replaced).
+fn udev_decode(v: &str) -> String {
+    let b = v.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && b.get(i + 1) == Some(&b'x')
+            && let Some(n) = v.get(i + 2..i + 4).and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(n);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The signature upstream settles on when blkid finds several (see [`PROBE_ORDER`]), from
@@ -131,5 +154,15 @@ mod tests {
         assert!(same_uuid("vfat", "ABCD1234", "abcd-1234"));
         assert!(same_uuid("ext4", "AA-BB", "aa-bb"));
         assert!(!same_uuid("ext4", "aabb", "aa-bb"));
+    }
+
+    #[test]
+    fn udev_values_decode_to_the_bytes_written() {
+        assert_eq!(udev_decode(r"with\x20space"), "with space");
+        assert_eq!(udev_decode(r"a\x5cb"), "a\\b");
+        assert_eq!(udev_decode(r"tab\x09x"), "tab\tx");
+        assert_eq!(udev_decode("Ünï"), "Ünï");
+        // not an escape: kept as written
+        assert_eq!(udev_decode(r"x\xZZ\"), r"x\xZZ\");
     }
 }

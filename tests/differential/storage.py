@@ -8,8 +8,8 @@ flint through `flint apply --stage disks`. Compared: exit status (0 or not), and
 the GPT partitions (number, start, size, type GUID, name, and the partition GUID where the
 config or the setup fixes it), each partition's filesystem (blkid TYPE, LABEL, and UUID
 where fixed). Shapes follow upstream's blackbox tests (tests/positive|negative/partitions,
-filesystems) and the areas of the fidelity issue; --generated N adds random partition
-configs over random existing tables.
+filesystems) and the areas of the fidelity issue; --generated N adds N random partition
+configs over random existing tables and N random filesystems over random existing ones.
 """
 import json
 import os
@@ -131,6 +131,56 @@ def gen_scenarios(n, seed):
         yield ("gen-%d-%d" % (seed, i), table(*existing) if existing else [], {"disks": [disk]})
 
 
+FORMATS = ["ext4", "xfs", "btrfs", "vfat", "swap"]
+
+
+def mkfs(fmt, label, uuid):
+    """The setup command that puts a `fmt` filesystem (label, UUID where given) on $D."""
+    if fmt == "vfat":
+        return "mkfs.vfat %s%s$D >/dev/null" % ("-n '%s' " % label if label else "", "-i %s " % uuid if uuid else "")
+    opt = {"ext4": ("mkfs.ext4 -q -F", "-U"), "xfs": ("mkfs.xfs -q -f", "-m uuid="),
+           "btrfs": ("mkfs.btrfs -q -f", "-U"), "swap": ("mkswap", "-U")}[fmt]
+    cmd = opt[0]
+    if label:
+        cmd += " -L '%s'" % label
+    if uuid:
+        cmd += (" %s%s" if opt[1].endswith("=") else " %s %s") % (opt[1], uuid)
+    return cmd + " $D >/dev/null"
+
+
+def gen_fs_scenarios(n, seed):
+    """Filesystems over what the disk already holds (nothing, the same type, another type;
+    labels and UUIDs equal or not), as upstream's filesystem reuse rules are about: the
+    comparison is the filesystem left (type, label, and the UUID where fixed)."""
+    r = random.Random(seed * 7919 + 1)
+    for i in range(n):
+        setup = []
+        have = None
+        if r.random() < 0.7:
+            fmt = r.choice(FORMATS)
+            label = r.choice([None, "data", "DATA", "boot"])
+            uuid = r.choice([None, "00000007-0000-4000-8000-000000000000"])
+            if fmt == "vfat" and uuid:
+                uuid = "1234ABCD"
+            setup.append(mkfs(fmt, label, uuid))
+            have = (fmt, label, uuid)
+        fs = {"device": "$D"}
+        if r.random() < 0.95:
+            fs["format"] = (have[0] if have and r.random() < 0.5 else r.choice(FORMATS + ["none"]))
+        if r.random() < 0.5:
+            fs["label"] = r.choice(([have[1]] if have and have[1] else []) +
+                                   ["data", "other", "x" * 12, "y" * 17, "with space", ""])
+        if r.random() < 0.4:
+            fs["uuid"] = r.choice(([have[2]] if have and have[2] else []) +
+                                  [G1, "2e24ec82", "2E24-EC82", "not-a-uuid", ""])
+        if r.random() < 0.6:
+            fs["wipeFilesystem"] = r.random() < 0.7
+        if r.random() < 0.1:
+            fs["options"] = r.choice([["-b", "1024"], ["--bogus"], ["-m", "0"]])
+        big = "xfs" in (fs.get("format"), have and have[0])
+        yield ("gen-fs-%d-%d" % (seed, i), setup, {"filesystems": [fs]}, 320 if big else 64)
+
+
 def sh(cmd, env):
     return subprocess.run(["bash", "-c", cmd], env=env, capture_output=True, text=True)
 
@@ -167,7 +217,9 @@ def one(name, setup, storage, size_mib, flint_bin, oracles, work):
     """Runs a scenario with both implementations; returns (same, ref, got)."""
     results = []
     text = json.dumps(storage)
-    fixed = {u.upper() for u in re.findall(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27}|\b[0-9a-fA-F]{8}\b", text)}
+    # UUIDs the config or the setup fixes are compared; random ones are not
+    fixed = {u.upper() for u in re.findall(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27}|\b[0-9a-fA-F]{8}\b",
+                                           text + " " + " ".join(setup))}
     fixed |= {"%08d-0000-4000-8000-000000000000" % n for n in range(1, 10)}
     fixed |= {f[:4].upper() + "-" + f[4:].upper() for f in fixed if len(f) == 8}
     for who in ("reference", "flint"):
@@ -216,10 +268,14 @@ def main(a):
     work = tempfile.mkdtemp(prefix="difftest-storage-")
     total = div = delib = 0
     try:
-        cases = list(SCENARIOS) + ([] if a.corpora_only else list(gen_scenarios(a.generated, a.seed)))
-        for name, setup, storage in cases:
+        cases = [c + (64,) for c in SCENARIOS]
+        if not a.corpora_only:
+            # as many filesystem scenarios as partition ones
+            cases += [c + (64,) for c in gen_scenarios(a.generated, a.seed)]
+            cases += list(gen_fs_scenarios(a.generated, a.seed))
+        for name, setup, storage, size in cases:
             try:
-                same, ref, got = one(name, setup, storage, 64, difftest.FLINT_BIN, difftest.ORACLES, work)
+                same, ref, got = one(name, setup, storage, size, difftest.FLINT_BIN, difftest.ORACLES, work)
             except (subprocess.SubprocessError, OSError) as e:
                 # a hung stage or a missing loop device is a divergence to look at, not the
                 # end of the run
