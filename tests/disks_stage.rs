@@ -614,11 +614,12 @@ fn number_zero_takes_the_gap_before_the_first_mib_as_sgdisk_does() {
     );
 }
 
-// The same run: a `number: 0` entry with the label of an existing partition that already
-// satisfies it is that partition (flint's re-run rule), and it keeps its place while the
-// numbered entries take theirs, instead of failing for space.
+// The same run: a `number: 0` entry with the label of a partition flint did not make is a new
+// partition, as upstream makes it (in the gap before the first MiB, after the numbered ones
+// took their places); on a re-run the partition of that label flint made is that entry, and
+// nothing changes.
 #[test]
-fn a_partition_found_by_label_keeps_its_place() {
+fn number_zero_with_a_label_on_a_foreign_table_is_a_new_partition_then_found_again() {
     let dir = scratch("disks-label");
     let disk = Loop::new(&dir, "disk", 64);
     let image = disk.image.to_str().unwrap();
@@ -644,7 +645,43 @@ fn a_partition_found_by_label_keeps_its_place() {
     ok(&provision("apply", &dir, &config));
     let at = |n| sgdisk_info(&disk.image, n).map(|(f, l, name, _)| (f, l, name));
     assert_eq!(at(2), Some((22528, 30719, "B".into())));
+    assert_eq!(at(3), Some((34, 2047, "B".into())));
     assert_eq!(at(5).map(|p| (p.0, p.1)), Some((18432, 22527)));
     assert_eq!(at(9).map(|p| p.0), Some(30720));
-    assert_eq!(at(3), None);
+    assert_eq!(
+        ok(&provision("plan", &dir, &config)),
+        "",
+        "a re-run changes nothing"
+    );
+    ok(&provision("apply", &dir, &config));
+    assert_eq!(at(4), None, "no second partition labelled B");
+}
+
+// The same run: a partition listed with wipePartitionEntry and a start but no size is placed
+// by upstream's pretend run up to the end of the largest free block, where it collides with
+// the next partition: upstream fails, and so does flint on a table it did not make.
+#[test]
+fn an_unsized_wiped_entry_fails_as_upstream_on_a_foreign_table_and_reruns_on_its_own() {
+    let dir = scratch("disks-unsized");
+    let disk = Loop::new(&dir, "disk", 64);
+    let image = disk.image.to_str().unwrap();
+    sh(
+        "sgdisk",
+        &["-n", "1:1M:+4M", "-n", "2:5M:+8M", "-n", "3:13M:+4M", image],
+    );
+    let config = |dev: &str| {
+        format!(
+            r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{dev}",
+              "partitions":[{{"number":1,"startMiB":1,"wipePartitionEntry":true}}]}}]}}}}"#
+        )
+    };
+    let err = failed(&provision("apply", &dir, &config(disk.path())));
+    assert!(err.contains("partitions.0"), "{err}");
+    // Made by flint: the entry creates partition 1 over an empty disk, then re-runs cleanly.
+    let dir2 = scratch("disks-unsized-own");
+    let own = Loop::new(&dir2, "disk", 64);
+    ok(&provision("apply", &dir2, &config(own.path())));
+    let (first, _, _, _) = sgdisk_info(&own.image, 1).expect("partition 1");
+    assert_eq!(first, 2048);
+    assert_eq!(ok(&provision("plan", &dir2, &config(own.path()))), "");
 }

@@ -80,7 +80,9 @@ fn udev_decode(v: &str) -> String {
     while i < b.len() {
         if b[i] == b'\\'
             && b.get(i + 1) == Some(&b'x')
-            && let Some(n) = v.get(i + 2..i + 4).and_then(|h| u8::from_str_radix(h, 16).ok())
+            && let Some(n) = v
+                .get(i + 2..i + 4)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
         {
             out.push(n);
             i += 4;

@@ -29,24 +29,6 @@ def _kept_table(case, ref, got):
     return ref[0] == got[0] == 0 and strip(ref[1]) == strip(got[1])
 
 
-def _found_again_by_label(case, ref, got):
-    """A `number: 0` entry whose label an existing partition already carries, and that the
-    partition already satisfies: flint takes it for that partition (a re-run changes
-    nothing), upstream adds another partition of that label. The layouts agree but for the
-    partitions upstream added with such a label."""
-    import json
-    labels = {p.get("label") for d in case["storage"].get("disks", []) for p in d.get("partitions", [])
-              if not p.get("number") and p.get("label") and p.get("shouldExist") is not False}
-    if not labels or not (ref[0] == got[0] == 0):
-        return False
-    r, g = json.loads(ref[1]), json.loads(got[1])
-    key = lambda p: (p["number"], p["start"], p["size"], p["name"])
-    mine = {key(p) for p in g.get("partitions", [])}
-    extra = [p for p in r.get("partitions", []) if key(p) not in mine]
-    return extra and all(p["name"] in labels for p in extra) and \
-        mine <= {key(p) for p in r.get("partitions", [])} and r.get("filesystems") == g.get("filesystems")
-
-
 def _go_type_error_text(case, ref, got):
     """Go's decoder messages (struct names) are not copied: flint names the JSON path and
     the JSON type wanted, at upstream's position."""
@@ -150,6 +132,5 @@ RULES = {
     "validate": [("Go decoder messages not copied", _go_type_error_text),
                  ("upstream's random order of one object's unused keys", _random_key_order)],
     "files": [],
-    "storage": [("wipeTable keeps a table that already matches (partition GUIDs kept)", _kept_table),
-                ("number 0 with a label finds the partition of that label again", _found_again_by_label)],
+    "storage": [("wipeTable keeps a table that already matches (partition GUIDs kept)", _kept_table)],
 }

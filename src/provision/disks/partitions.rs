@@ -6,9 +6,14 @@
 //! [`Space`]: 1 MiB alignment of starts, `start 0` = start of the largest free block, `size 0`
 //! = to the end of that block, all deletions before all creations.
 //!
-//! One extension, for safe re-runs: a partition with `number: 0` and a label that an existing
-//! partition carries is that partition (upstream would add a second one, or fail for lack of
-//! space, on every re-run).
+//! Extensions for safe re-runs, on partitions flint itself made (`made`: their GUIDs, kept in
+//! the state directory; on any other partition the rules are upstream's alone):
+//! - a partition with `number: 0` and a label that such a partition carries, and that it
+//!   already satisfies, is that partition (upstream would add a second one, or fail for lack
+//!   of space, on every re-run);
+//! - such a partition listed with `wipePartitionEntry` and no start or size stays where it is
+//!   when the others are placed (upstream's pretend run moves it to the largest free block,
+//!   where it can collide with the next one and fail the re-run of a config that succeeded).
 
 use crate::ignition::types::Partition;
 
@@ -311,18 +316,31 @@ fn non_empty(s: &Option<String>) -> Option<String> {
         .map(|s| s.to_uppercase())
 }
 
-/// Plans the partitions of one disk. `new_guid` gives GUIDs for partitions the config leaves
-/// without one (random in use, fixed in tests).
+/// Plans the partitions of one disk as upstream does. `new_guid` gives GUIDs for partitions
+/// the config leaves without one (random in use, fixed in tests).
 pub fn plan(
     desired: &[Partition],
     wipe_table: bool,
     observed: &Layout,
     new_guid: &mut dyn FnMut() -> String,
 ) -> Result<Plan, PlanError> {
+    plan_with(desired, wipe_table, observed, &[], new_guid)
+}
+
+/// [`plan`], with the re-run extensions for the partitions whose GUIDs (upper case) are in
+/// `made`: those flint made on an earlier run.
+pub fn plan_with(
+    desired: &[Partition],
+    wipe_table: bool,
+    observed: &Layout,
+    made: &[String],
+    new_guid: &mut dyn FnMut() -> String,
+) -> Result<Plan, PlanError> {
+    let made = |s: &Slot| made.iter().any(|g| g.eq_ignore_ascii_case(&s.guid));
     if wipe_table {
         let mut empty = observed.clone();
         empty.slots.clear();
-        let mut p = plan_on(desired, &empty, new_guid)?;
+        let mut p = plan_on(desired, &empty, &made, new_guid)?;
         // Beyond upstream: when the table already is what wiping and creating would give, a
         // re-run leaves it alone instead of wiping it again.
         if same_table(&p.result, observed) {
@@ -334,7 +352,7 @@ pub fn plan(
         p.actions.insert(0, Action::WipeTable);
         return Ok(p);
     }
-    plan_on(desired, observed, new_guid)
+    plan_on(desired, observed, &made, new_guid)
 }
 
 /// Equal but for GUIDs the planner made up.
@@ -352,6 +370,7 @@ fn same_table(planned: &Layout, observed: &Layout) -> bool {
 fn plan_on(
     desired: &[Partition],
     layout: &Layout,
+    made: &dyn Fn(&Slot) -> bool,
     new_guid: &mut dyn FnMut() -> String,
 ) -> Result<Plan, PlanError> {
     // Fuzzing (fuzz/partition_planner): a huge startMiB/sizeMiB overflowed the sector count
@@ -404,7 +423,7 @@ fn plan_on(
                 && let Some(s) = layout
                     .slots
                     .iter()
-                    .find(|s| &s.label == label && !explicit.contains(&s.number))
+                    .find(|s| &s.label == label && !explicit.contains(&s.number) && made(s))
             {
                 let found = Want {
                     number: s.number,
@@ -434,7 +453,7 @@ fn plan_on(
     // Partitions that take the next free number come last, as upstream sorts them.
     wants.sort_by_key(|w| w.number == 0);
 
-    resolve_defaults(&mut wants, layout)?;
+    resolve_defaults(&mut wants, layout, made)?;
 
     let mut deletes: Vec<Action> = Vec::new();
     let mut creates: Vec<(usize, Slot, Option<Slot>, bool)> = Vec::new();
@@ -546,7 +565,11 @@ fn plan_on(
 /// Upstream resolves `start`/`size` of 0, and unspecified ones of existing partitions, by
 /// pretending to delete every listed partition and create them again in order; `start 0` and
 /// `size 0` then take the places that pretend run gave them.
-fn resolve_defaults(wants: &mut [Want], layout: &Layout) -> Result<(), PlanError> {
+fn resolve_defaults(
+    wants: &mut [Want],
+    layout: &Layout,
+    made: &dyn Fn(&Slot) -> bool,
+) -> Result<(), PlanError> {
     let mut pretend = layout.clone();
     for w in wants.iter_mut().filter(|w| !w.by_label) {
         if let Some(e) = layout.get(w.number).filter(|_| w.number > 0) {
@@ -561,10 +584,9 @@ fn resolve_defaults(wants: &mut [Want], layout: &Layout) -> Result<(), PlanError
         if !w.should_exist || w.by_label {
             continue;
         }
-        // Deviation: upstream's pretend run moves a listed partition whose start and size are
-        // free (wipePartitionEntry) to the largest free block, where it can collide with the
-        // next one and fail a re-run of a config that succeeded. Here it stays in place.
-        let here = layout.get(w.number).filter(|_| w.number > 0);
+        // The re-run extension (see the module's comment): a partition flint made stays in
+        // place; upstream's pretend run moves any other to the largest free block.
+        let here = layout.get(w.number).filter(|s| w.number > 0 && made(s));
         let start = w.start.or(here.map(|e| e.start)).filter(|s| *s != 0);
         let size = w.size.or(here.map(|e| e.size)).filter(|s| *s != 0);
         let (s, n) = pretend.place(start, size).map_err(|m| PlanError {

@@ -67,8 +67,9 @@ fn one_disk(
         ));
     }
     let parts = entry.key("partitions");
-    let plan =
-        partitions::plan(&disk.partitions, wipe, &observed, &mut random_guid).map_err(|e| {
+    let mut made = made_partitions(&cx.state_dir);
+    let plan = partitions::plan_with(&disk.partitions, wipe, &observed, &made, &mut random_guid)
+        .map_err(|e| {
             let at = e.index.map_or(entry.clone(), |i| parts.index(i));
             fail(at, format!("{}: {}", dev.display(), e.message))
         })?;
@@ -117,14 +118,24 @@ fn one_disk(
         .collect();
     gpt::write(dev, &table).map_err(io)?;
     blockdev::sync_kernel(dev, &table).map_err(io)?;
+    for a in &plan.actions {
+        if let Action::Create { slot, .. }
+        | Action::Recreate { to: slot, .. }
+        | Action::Resize { to: slot, .. } = a
+        {
+            made.push(slot.guid.to_uppercase());
+        }
+    }
+    remember_made(&cx.state_dir, &made).map_err(io)?;
     // Verify: the table on the disk is the planned one, and planning again finds nothing.
     let (now, _) = observe(dev, entry)?;
-    let again = partitions::plan(&disk.partitions, wipe, &now, &mut random_guid).map_err(|e| {
-        fail(
-            entry.clone(),
-            format!("after writing {}: {}", dev.display(), e.message),
-        )
-    })?;
+    let again = partitions::plan_with(&disk.partitions, wipe, &now, &made, &mut random_guid)
+        .map_err(|e| {
+            fail(
+                entry.clone(),
+                format!("after writing {}: {}", dev.display(), e.message),
+            )
+        })?;
     if let Some(a) = again.actions.first() {
         return Err(fail(
             entry.clone(),
@@ -136,6 +147,29 @@ fn one_disk(
         ));
     }
     Ok(())
+}
+
+/// The state file listing the GUIDs of the partitions flint made (see
+/// [`partitions::plan_with`]): one per line.
+const MADE: &str = "partitions-made";
+
+fn made_partitions(state_dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(state_dir.join(MADE))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().to_uppercase())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn remember_made(state_dir: &Path, made: &[String]) -> std::io::Result<()> {
+    std::fs::create_dir_all(state_dir)?;
+    let mut text = made.join("\n");
+    text.push('\n');
+    // Written aside and renamed: a failed write leaves the list as it was.
+    let tmp = state_dir.join(format!("{MADE}.tmp"));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, state_dir.join(MADE))
 }
 
 /// A partition the plan deletes or moves must not be mounted, swapped on or held (by md, dm).

@@ -46,6 +46,12 @@ fn run(desired: &[Partition], wipe: bool, l: &Layout) -> Result<Plan, PlanError>
     plan(desired, wipe, l, &mut guids())
 }
 
+/// As a re-run plans: every partition of `l` made by flint.
+fn rerun(desired: &[Partition], wipe: bool, l: &Layout) -> Result<Plan, PlanError> {
+    let made: Vec<String> = l.slots.iter().map(|s| s.guid.to_uppercase()).collect();
+    plan_with(desired, wipe, l, &made, &mut guids())
+}
+
 fn with(slots: Vec<Slot>) -> Layout {
     Layout { slots, ..disk(100) }
 }
@@ -118,11 +124,24 @@ fn present_and_matching_is_kept() {
         part(1, Some(1), Some(10), Some("a")),
         part(1, None, None, None),
         part(1, None, Some(10), Some("a")),
-        part(0, None, None, Some("a")),
     ] {
         let plan = run(std::slice::from_ref(&p), false, &l).unwrap();
         assert!(plan.actions.is_empty(), "{p:?}: {:?}", plan.actions);
     }
+    // A number-0 entry is an existing partition of its label only when flint made that one.
+    let zero = part(0, None, None, Some("a"));
+    assert!(
+        rerun(std::slice::from_ref(&zero), false, &l)
+            .unwrap()
+            .actions
+            .is_empty()
+    );
+    let first = run(std::slice::from_ref(&zero), false, &l).unwrap();
+    assert!(
+        matches!(&first.actions[..], [Action::Create { slot, .. }] if slot.number == 2),
+        "{:?}",
+        first.actions
+    );
     // Empty GUIDs are unspecified; GUIDs compare without case.
     let mut p = part(1, None, None, None);
     p.guid = Some(String::new());
@@ -485,8 +504,8 @@ proptest! {
                     );
                 }
             }
-            // Planning the result again changes nothing.
-            let again = run(&desired, wipe_table, r);
+            // Planning the result again (a re-run: flint made these) changes nothing.
+            let again = rerun(&desired, wipe_table, r);
             prop_assert!(again.is_ok(), "{again:?}");
             prop_assert_eq!(again.unwrap().actions, vec![]);
         }
