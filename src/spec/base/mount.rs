@@ -100,17 +100,38 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
         return;
     }
     let user_units = std::mem::take(&mut cfg.systemd.units);
-    let mut taken = vec![false; user_units.len()];
     let units_out = JsonPath::root().key("systemd").key("units");
     let units_src = units_out.clone();
     let fs_src = JsonPath::root().key("storage").key("filesystems");
-    let mut out = Vec::with_capacity(generated.len() + user_units.len());
-    for (fs_index, mut unit) in generated {
-        let k = out.len();
+    // Where each user unit ends up: merged into the generated unit of its name, or after
+    // the generated ones in its order. The rules recorded below a user unit (its
+    // `contents_local`, …) follow it there.
+    let mut place: Vec<Option<usize>> = user_units
+        .iter()
+        .map(|u| generated.iter().position(|(_, g)| g.name == u.name))
+        .collect();
+    let mut next = generated.len();
+    for (j, p) in place.iter_mut().enumerate() {
+        // Only the first user unit of a name merges; upstream keeps any later one apart.
+        if p.is_some_and(|k| place_taken_before(&user_units, j, &generated[k].1.name)) {
+            *p = None;
+        }
+        if p.is_none() {
+            *p = Some(next);
+            next += 1;
+        }
+    }
+    let moves: Vec<(usize, usize)> = place
+        .iter()
+        .enumerate()
+        .map(|(j, p)| (j, p.unwrap_or(j)))
+        .collect();
+    t.map.reindex(&units_out, &moves);
+    let mut out = Vec::with_capacity(next);
+    for (k, (fs_index, mut unit)) in generated.into_iter().enumerate() {
         let origin = fs_src.index(fs_index).key("with_mount_unit");
         t.map.add_exact(units_out.index(k), origin.clone());
-        if let Some(j) = user_units.iter().position(|u| u.name == unit.name) {
-            taken[j] = true;
+        if let Some(j) = moves.iter().position(|&(_, to)| to == k) {
             let user = &user_units[j];
             t.map.add(units_out.index(k), units_src.index(j));
             if user.contents.is_some() {
@@ -134,16 +155,20 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
         }
         out.push(unit);
     }
-    for (j, u) in user_units.into_iter().enumerate() {
-        if !taken[j] {
-            let k = out.len();
-            if k != j {
-                t.map.add(units_out.index(k), units_src.index(j));
-            }
-            out.push(u);
-        }
-    }
+    let merged = out.len();
+    out.extend(
+        user_units
+            .into_iter()
+            .zip(&moves)
+            .filter(|(_, (_, to))| *to >= merged)
+            .map(|(u, _)| u),
+    );
     cfg.systemd.units = out;
+}
+
+/// Whether a user unit before `j` already has the name `name`.
+fn place_taken_before(units: &[ig::Unit], j: usize, name: &str) -> bool {
+    units[..j].iter().any(|u| u.name == name)
 }
 
 #[cfg(test)]
