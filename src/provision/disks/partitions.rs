@@ -420,21 +420,22 @@ fn plan_on(
             if w.number == 0
                 && w.should_exist
                 && let Some(label) = &p.label
-                && let Some(s) = layout
+                && let Some(found) = layout
                     .slots
                     .iter()
-                    .find(|s| &s.label == label && !explicit.contains(&s.number) && made(s))
+                    .filter(|s| &s.label == label && !explicit.contains(&s.number) && made(s))
+                    .find_map(|s| {
+                        let found = Want {
+                            number: s.number,
+                            start: w.start.filter(|s| *s != 0),
+                            size: w.size.filter(|s| *s != 0),
+                            by_label: true,
+                            ..w.clone()
+                        };
+                        mismatch(s, &found, true).is_none().then_some(found)
+                    })
             {
-                let found = Want {
-                    number: s.number,
-                    start: w.start.filter(|s| *s != 0),
-                    size: w.size.filter(|s| *s != 0),
-                    by_label: true,
-                    ..w.clone()
-                };
-                if mismatch(s, &found, true).is_none() {
-                    w = found;
-                }
+                w = found;
             }
             w
         })

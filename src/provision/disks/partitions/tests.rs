@@ -402,6 +402,15 @@ fn number_zero_after_a_partition_filling_the_disk_takes_the_gap_before_it() {
 }
 
 #[test]
+fn a_label_finds_the_made_partition_that_satisfies_the_entry_among_several() {
+    // Found by the property below: the first partition labelled "p1" is 1 MiB, the one the
+    // entry made is 2 MiB; the re-run must find the second, not make a third.
+    let l = with(vec![slot(1, 2, 1, "p1"), slot(3, 7, 2, "p1")]);
+    let p = part(0, None, Some(2), Some("p1"));
+    assert!(rerun(&[p], false, &l).unwrap().actions.is_empty());
+}
+
+#[test]
 fn four_kib_sectors_align_to_one_mib() {
     let l = Layout {
         sector_size: 4096,
