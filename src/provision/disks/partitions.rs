@@ -137,9 +137,10 @@ impl Layout {
         // Fuzzing (fuzz/partition_planner): aligning a start near u64::MAX, and the sizes in
         // the message below, overflowed on hostile tables (last usable sector near u64::MAX,
         // partitions there). Such a start does not fit, and the arithmetic saturates.
-        let (start, from) = match start {
-            Some(s) => (self.align(s), Some(s)),
-            None => (low, low),
+        let given = start;
+        let start = match given {
+            Some(s) => self.align(s),
+            None => low,
         };
         let Some(start) = start else {
             return Err(format!(
@@ -147,9 +148,8 @@ impl Layout {
                 mib(self.last_usable.saturating_add(1))
             ));
         };
-        let from = from.unwrap_or(start);
         let end = match size {
-            Some(n) => from.saturating_add(n).saturating_sub(1),
+            Some(n) => given.unwrap_or(start).saturating_add(n).saturating_sub(1),
             None => high,
         };
         if start < self.first_usable || end > self.last_usable || end < start {

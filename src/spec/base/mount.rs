@@ -103,35 +103,34 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
     let units_out = JsonPath::root().key("systemd").key("units");
     let units_src = units_out.clone();
     let fs_src = JsonPath::root().key("storage").key("filesystems");
-    // Where each user unit ends up: merged into the generated unit of its name, or after
-    // the generated ones in its order. The rules recorded below a user unit (its
+    // Where each user unit ends up: merged into the generated unit of its name (only the
+    // first user unit of a name merges; upstream keeps any later one apart), or after the
+    // generated ones in its order. The rules recorded below a user unit (its
     // `contents_local`, …) follow it there.
-    let mut place: Vec<Option<usize>> = user_units
-        .iter()
-        .map(|u| generated.iter().position(|(_, g)| g.name == u.name))
-        .collect();
+    let mut merged_from: Vec<Option<usize>> = vec![None; generated.len()];
     let mut next = generated.len();
-    for (j, p) in place.iter_mut().enumerate() {
-        // Only the first user unit of a name merges; upstream keeps any later one apart.
-        if p.is_some_and(|k| place_taken_before(&user_units, j, &generated[k].1.name)) {
-            *p = None;
-        }
-        if p.is_none() {
-            *p = Some(next);
-            next += 1;
-        }
-    }
-    let moves: Vec<(usize, usize)> = place
+    let moves: Vec<(usize, usize)> = user_units
         .iter()
         .enumerate()
-        .map(|(j, p)| (j, p.unwrap_or(j)))
+        .map(
+            |(j, u)| match generated.iter().position(|(_, g)| g.name == u.name) {
+                Some(k) if merged_from[k].is_none() => {
+                    merged_from[k] = Some(j);
+                    (j, k)
+                }
+                _ => {
+                    next += 1;
+                    (j, next - 1)
+                }
+            },
+        )
         .collect();
     t.map.reindex(&units_out, &moves);
     let mut out = Vec::with_capacity(next);
     for (k, (fs_index, mut unit)) in generated.into_iter().enumerate() {
         let origin = fs_src.index(fs_index).key("with_mount_unit");
         t.map.add_exact(units_out.index(k), origin.clone());
-        if let Some(j) = moves.iter().position(|&(_, to)| to == k) {
+        if let Some(j) = merged_from[k] {
             let user = &user_units[j];
             t.map.add(units_out.index(k), units_src.index(j));
             if user.contents.is_some() {
@@ -164,11 +163,6 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
             .map(|(u, _)| u),
     );
     cfg.systemd.units = out;
-}
-
-/// Whether a user unit before `j` already has the name `name`.
-fn place_taken_before(units: &[ig::Unit], j: usize, name: &str) -> bool {
-    units[..j].iter().any(|u| u.name == name)
 }
 
 #[cfg(test)]
