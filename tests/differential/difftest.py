@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """difftest.py -- flint against the reference tools, on the same inputs.
 
-    difftest.py butane   [--generated N] [--seed S] [--jobs J] [--out DIR]
+    difftest.py butane   [--generated N] [--seed S] [--jobs J] [--out DIR] [--generated-only]
     difftest.py validate [--generated N] ...
     difftest.py files    [--generated N] ...     (root; runs the reference files stage)
     difftest.py storage  [--generated N] ...     (root; loop devices; see storage.py)
@@ -24,6 +24,7 @@ References: $ORACLES (default ../shared/oracles beside the repository). flint: $
 """
 import argparse
 import base64
+import ctypes
 import gzip
 import hashlib
 import json
@@ -46,7 +47,8 @@ ORACLES = os.environ.get("ORACLES", os.path.join(os.path.dirname(REPO), "..", "s
 if not os.path.isdir(ORACLES):
     ORACLES = "/work/shared/oracles"
 FLINT_BIN = os.environ.get("FLINT_BIN", os.path.join(REPO, "target", "debug"))
-MANIFEST = os.path.join(REPO, "conformance", "files", "manifest.py")
+sys.path.insert(0, os.path.join(REPO, "conformance", "files"))
+import manifest as MANIFEST_MOD  # noqa: E402
 
 
 def run(cmd, cwd=None, timeout=60, env=None):
@@ -262,9 +264,74 @@ def make_root(base, setup):
     return root, rc
 
 
+def copy_root(root, base):
+    """A second root like ROOT (owners, modes, links, hard links, special files): one cp
+    instead of the setup's dozens of commands."""
+    fresh(base)
+    os.chmod(base, 0o755)
+    shutil.copy(os.path.join(os.path.dirname(root), "setup.sh"), base)
+    copy = os.path.join(base, "root")
+    return copy, subprocess.run(["cp", "-a", "--", root, copy], capture_output=True).returncode
+
+
 def manifest(root):
-    rc, out, err = run(["python3", MANIFEST, root])
-    return out if rc == 0 else b"manifest failed: " + err
+    # in-process: a python start per listing cost more than the two tools together
+    try:
+        return MANIFEST_MOD.manifest(root).encode("utf-8", "surrogateescape")
+    except Exception as e:
+        return b"manifest failed: " + str(e).encode()
+
+
+def enter_files_namespace():
+    """Pool initializer for the files campaign: the worker enters a private mount namespace
+    with a tmpfs on /run where the campaign's fake systemd is bound (the files stage asks
+    systemd's version when it writes units). Done once per worker, not per input: the
+    namespace, mounts and a python start per input cost more than the two stages."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    clone_newns, ms_rec, ms_private, ms_bind = 0x20000, 0x4000, 1 << 18, 0x1000
+
+    def ok(rc, what):
+        if rc != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, "%s: %s" % (what, os.strerror(e)))
+
+    ok(libc.unshare(clone_newns), "unshare")
+    ok(libc.mount(b"none", b"/", None, ms_rec | ms_private, None), "make / private")
+    ok(libc.mount(b"tmpfs", b"/run", b"tmpfs", 0, None), "tmpfs on /run")
+    os.makedirs("/run/systemd")
+    ok(libc.mount(os.environ["FAKE_SYSTEMD_DIR"].encode(), b"/run/systemd", None, ms_bind, None),
+       "bind the fake systemd")
+
+
+def reference_files(w, root, cfg):
+    """The reference's fetch and files stages on ROOT, as run-reference.sh runs them (same
+    environment, umask, failure rule and stderr), without a shell per input."""
+    fresh(w)
+    for d in ("sys", "run", "local"):
+        os.makedirs(os.path.join(w, d))
+    env = {k: v for k, v in os.environ.items() if k != "container"}
+    env.update(PATH="/usr/sbin:/usr/bin:/sbin:/bin", IGNITION_CONFIG_FILE=cfg,
+               IGNITION_SYSTEM_CONFIG_DIR=os.path.join(w, "sys"),
+               IGNITION_SYSTEM_RUNTIME_CONFIG_DIR=os.path.join(w, "run"),
+               IGNITION_SYSTEM_LOCAL_CONFIG_DIR=os.path.join(w, "local"))
+    ign = os.path.join(ORACLES, "flatcar", "ignition")
+    for st in ("fetch", "files"):
+        try:
+            p = subprocess.run([ign, "-platform", "file", "-stage", st, "-root", root, "-log-to-stdout",
+                                "-config-cache", os.path.join(w, "ignition.json"),
+                                "-neednet", os.path.join(w, "neednet"), "-state-file", os.path.join(w, "state")],
+                               cwd=w, env=env, umask=0o022, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        except subprocess.TimeoutExpired:
+            return "timeout", b"", b""
+        log = p.stdout
+        if p.returncode != 0 or b"CRITICAL" in log or b"panic" in log:
+            err = b"".join(line.replace(root.encode(), b"{root}") + b"\n" for line in log.split(b"\n")
+                           if not line.startswith(b"DEBUG")
+                           and (b"CRITICAL" in line or b"ERROR" in line or b"panic" in line))
+            err += b"stage %s failed (exit %d)\n" % (st.encode(), p.returncode)
+            return (p.returncode or 1), b"", err
+    return 0, b"", b""
 
 
 def check_files(case):
@@ -273,11 +340,10 @@ def check_files(case):
     with open(cfg, "w") as f:
         f.write(case["config"])
     rroot, rc1 = make_root(os.path.join(w, "ref"), case["setup"])
-    froot, rc2 = make_root(os.path.join(w, "flint"), case["setup"])
+    froot, rc2 = copy_root(rroot, os.path.join(w, "flint"))
     if rc1 or rc2:
         return True, ("setup-failed", b"", b""), ("setup-failed", b"", b"")
-    env = dict(os.environ, IGNITION=os.path.join(ORACLES, "flatcar", "ignition"))
-    ref = run([os.path.join(HERE, "run-reference.sh"), rroot, cfg], env=env, timeout=120)
+    ref = reference_files(os.path.join(w, "ign"), rroot, cfg)
     got = run([os.path.join(FLINT_BIN, "flint"), "apply", "--root", froot, cfg], timeout=120)
     ok_ref, ok_got = ref[0] == 0, got[0] == 0
     mref = manifest(rroot) if ok_ref else b""
@@ -367,6 +433,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "difftest-out"))
     ap.add_argument("--corpora-only", action="store_true")
+    ap.add_argument("--generated-only", action="store_true", help="skip the corpora (long campaigns in chunks)")
     a = ap.parse_args()
     if a.tool == "storage":
         import storage
@@ -375,12 +442,38 @@ def main():
         sys.exit("the files stage is compared as root (ownership)")
     n = 0 if a.corpora_only else a.generated
     inputs = {"butane": butane_inputs, "validate": validate_inputs, "files": files_inputs}[a.tool](n, a.seed)
+    if a.generated_only:
+        inputs = (c for c in inputs if c["name"].startswith("gen-"))
     shutil.rmtree(os.path.join(a.out, a.tool), ignore_errors=True)
+    fake = start_fake_systemd() if a.tool == "files" else None
+    try:
+        return campaign(a, inputs)
+    finally:
+        if fake:
+            fake.kill()
+            fake.wait()
+
+
+def start_fake_systemd():
+    """One fake systemd for the whole campaign (run-reference.sh binds its directory)."""
+    d = os.path.join(SCRATCH[0], "systemd")
+    os.makedirs(d)
+    p = subprocess.Popen(["python3", os.path.join(HERE, "fake-systemd.py"), os.path.join(d, "private")])
+    for _ in range(100):
+        if os.path.exists(os.path.join(d, "private")):
+            break
+        time.sleep(0.05)
+    os.environ["FAKE_SYSTEMD_DIR"] = d
+    return p
+
+
+def campaign(a, inputs):
     total = div = delib = 0
     reasons = {}
     kinds = {}
     start = time.time()
-    with multiprocessing.Pool(a.jobs) as pool:
+    init = enter_files_namespace if a.tool == "files" else None
+    with multiprocessing.Pool(a.jobs, initializer=init) as pool:
         for name, same, why, kind, case, ref, got in pool.imap_unordered(check, ((a.tool, c) for c in inputs),
                                                                    chunksize=8):
             total += 1

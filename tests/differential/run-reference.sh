@@ -7,6 +7,8 @@
 # exists) and a `udevadm` on PATH that only waits for the device nodes (no udev here; devtmpfs
 # makes the nodes). Mounts made by the mount stage stay in that namespace and are gone with
 # it, so run every stage (mount ... umount) in one call when they matter.
+# FAKE_SYSTEMD_DIR: a directory whose `private` socket a running fake-systemd.py serves; it
+# is bound at /run/systemd instead of starting one per call.
 # Exit status: that of the first failing stage; its log (without DEBUG lines) on stderr.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,10 +22,16 @@ IGN=$(readlink -f "$IGN")
 if [ -z "${FLINT_REF_INNER:-}" ]; then
   exec env FLINT_REF_INNER=1 unshare -m --propagation private "$0" --stages "$stages" "$ROOT" "$CONFIG"
 fi
-W=$(mktemp -d); trap 'kill $FAKE 2>/dev/null; rm -rf "$W"' EXIT
+W=$(mktemp -d); FAKE=; trap '[ -n "$FAKE" ] && kill $FAKE 2>/dev/null; rm -rf "$W"' EXIT
 mkdir -p "$W/sys" "$W/run" "$W/local" "$W/bin"
 mount -t tmpfs tmpfs /run && mkdir -p /run/systemd
-python3 "$here/fake-systemd.py" /run/systemd/private & FAKE=$!
+if [ -n "${FAKE_SYSTEMD_DIR:-}" ] && [ -S "$FAKE_SYSTEMD_DIR/private" ]; then
+  # a fake-systemd.py already serving (the harness starts one per campaign: a python start
+  # per run cost more than the stages themselves)
+  mount --bind "$FAKE_SYSTEMD_DIR" /run/systemd
+else
+  python3 "$here/fake-systemd.py" /run/systemd/private & FAKE=$!
+fi
 cat > "$W/bin/udevadm" <<'EOT'
 #!/bin/sh
 # stand-in for udevadm: wait (5 s at most) for the node named last, then succeed
