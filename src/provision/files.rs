@@ -85,6 +85,11 @@ impl Change {
 }
 
 impl Action {
+    /// Whether carrying it out may remove or replace what was at its path.
+    pub fn replaces(&self) -> bool {
+        self.change.replaces()
+    }
+
     fn owner(owners: &Owners, uid: u32, gid: u32) -> String {
         format!("{}:{}", owners.user_name(uid), owners.group_name(gid))
     }

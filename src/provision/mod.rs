@@ -430,21 +430,25 @@ pub fn files_stage(
             .and_then(|_| std::fs::write(root.join(IN_PROGRESS), b""));
     }
     let notated = mounts::notated_dirs(state_dir);
-    let plan = |apply: bool, first_run: bool| -> Result<Vec<Planned>, StageError> {
+    // Each change with whether it replaced or removed what was at its path.
+    let plan = |apply: bool, first_run: bool| -> Result<Vec<(Planned, bool)>, StageError> {
         // Homes are asked for as upstream asks, on a first run; a later run, and the check
         // after this one, converge (a directory of the config may have replaced a home).
-        let mut out: Vec<Planned> = passwd::run(config, &r, apply, first_run, &notated)
+        let mut out: Vec<(Planned, bool)> = passwd::run(config, &r, apply, first_run, &notated)
             .map_err(fail)?
             .into_iter()
-            .map(|c| Planned {
-                kind: if c.keys.is_some() {
-                    "write-ssh-keys".into()
-                } else {
-                    "passwd".into()
-                },
-                path: c.entry.to_string(),
-                entry: c.entry,
-                text: c.what,
+            .map(|c| {
+                let p = Planned {
+                    kind: if c.keys.is_some() {
+                        "write-ssh-keys".into()
+                    } else {
+                        "passwd".into()
+                    },
+                    path: c.entry.to_string(),
+                    entry: c.entry,
+                    text: c.what,
+                };
+                (p, false)
             })
             .collect();
         // useradd may have moved a home directory.
@@ -454,20 +458,24 @@ pub fn files_stage(
         let mut actions =
             files::run(config, fetched, &r, &owners, apply, first_run).map_err(fail)?;
         actions.extend(files::run_units(config, &r, apply, first_run).map_err(fail)?);
-        out.extend(actions.into_iter().map(|a| Planned {
-            kind: a.kind().into(),
-            text: a.describe(&owners),
-            path: a.path,
-            entry: a.entry,
+        out.extend(actions.into_iter().map(|a| {
+            let replaces = a.replaces();
+            let p = Planned {
+                kind: a.kind().into(),
+                text: a.describe(&owners),
+                path: a.path,
+                entry: a.entry,
+            };
+            (p, replaces)
         }));
         Ok(out)
     };
-    let actions = plan(apply, first_run)?;
+    let done = plan(apply, first_run)?;
     // Nothing done, nothing to check again.
-    if apply && !actions.is_empty() {
+    if apply && !done.is_empty() {
         r.forget();
         let left = plan(false, false)?;
-        if let Some(a) = left.first() {
+        if let Some((a, _)) = left.iter().find(|(l, _)| !displaced(&done, l)) {
             return Err(StageError {
                 stage: Stage::Files,
                 path: Some(a.entry.clone()),
@@ -478,7 +486,23 @@ pub fn files_stage(
             });
         }
     }
-    Ok(actions)
+    Ok(done.into_iter().map(|(p, _)| p).collect())
+}
+
+/// Whether a change left after apply belongs to an entry that a later change displaced: one
+/// that replaced or removed a directory or symlink the entry was resolved through (as
+/// upstream does, the entry was made where its path led at its turn; planning again follows
+/// the path to the new object). Such a config converges on a second run, not on the first.
+fn displaced(done: &[(Planned, bool)], left: &Planned) -> bool {
+    let own = done.iter().position(|(d, _)| d.entry == left.entry);
+    done.iter().enumerate().any(|(j, (d, replaced))| {
+        *replaced
+            && own.is_none_or(|i| i < j)
+            && left
+                .path
+                .strip_prefix(d.path.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
 }
 
 /// Where the kargs stage edits grub.cfg.
