@@ -9,7 +9,7 @@
 use super::content::Content;
 use super::owners::Owners;
 use super::resources::Fetched;
-use super::root::Root;
+use super::root::{Resolved, Root};
 use crate::ignition::types::{Config, NodeGroup, NodeUser};
 use crate::tree::JsonPath;
 use std::collections::HashSet;
@@ -318,23 +318,63 @@ pub fn run(
     apply: bool,
     first_run: bool,
 ) -> Result<Vec<Action>, EntryError> {
+    use rayon::prelude::*;
     same_place(cfg, root)?;
+    let order = ordered(cfg, root, first_run);
+    let index = |entry: &JsonPath| match entry.segs().last() {
+        Some(crate::tree::Seg::Index(i)) => *i,
+        _ => 0,
+    };
+    // Planning without applying only reads the disk, and a file's plan depends on no earlier
+    // entry (only directories and links look at what earlier entries would create): the
+    // files, a stat, open, read and compare each, are planned on all cores first.
+    let mut early: Vec<Option<PlannedFile>> = if apply {
+        Vec::new()
+    } else {
+        order
+            .par_iter()
+            .map(|(kind, entry, path)| {
+                (*kind == 1).then(|| {
+                    root.resolve(path).map(|r| {
+                        let c = plan_file(
+                            cfg,
+                            index(entry),
+                            entry,
+                            fetched,
+                            &r.host,
+                            owners,
+                            first_run,
+                        );
+                        (r, c)
+                    })
+                })
+            })
+            .collect()
+    };
     let mut planned_dirs: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
-    for (kind, entry, path) in ordered(cfg, root, first_run) {
+    for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
             entry: entry.clone(),
             message,
         };
-        let r = root.resolve(&path).map_err(fail)?;
-        let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
-        let idx = match entry.segs().last() {
-            Some(crate::tree::Seg::Index(i)) => *i,
-            _ => 0,
+        let pre = early.get_mut(n).and_then(Option::take);
+        let (r, file_change) = match pre {
+            Some(p) => {
+                let (r, c) = p.map_err(fail)?;
+                (r, Some(c))
+            }
+            None => (root.resolve(&path).map_err(fail)?, None),
         };
+        let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
+        let idx = index(&entry);
         let change = match kind {
             0 => plan_dir(cfg, idx, &r.host, owners, &planned_dirs, first_run).map_err(fail)?,
-            1 => plan_file(cfg, idx, &entry, fetched, &r.host, owners, first_run).map_err(fail)?,
+            1 => match file_change {
+                Some(c) => c.map_err(fail)?,
+                None => plan_file(cfg, idx, &entry, fetched, &r.host, owners, first_run)
+                    .map_err(fail)?,
+            },
             _ => {
                 plan_link(cfg, idx, &r.host, &r.inner, root, owners, &planned_dirs).map_err(fail)?
             }
@@ -357,6 +397,9 @@ pub fn run(
     }
     Ok(actions)
 }
+
+/// A file entry resolved and planned ahead of the others.
+type PlannedFile = Result<(Resolved, Result<Option<Change>, String>), String>;
 
 fn plan_file(
     cfg: &Config,

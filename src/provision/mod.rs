@@ -470,7 +470,16 @@ pub fn files_stage(
         }));
         Ok(out)
     };
-    let done = plan(apply, first_run)?;
+    // A later run plans first (the files on all cores, see files::run) and stops there when
+    // nothing is to change; otherwise, or if planning alone fails, it applies as usual.
+    let done = match (apply && !first_run).then(|| plan(false, false)) {
+        Some(Ok(p)) if p.is_empty() => return Ok(Vec::new()),
+        Some(_) => {
+            r.forget();
+            plan(true, false)?
+        }
+        None => plan(apply, first_run)?,
+    };
     // Nothing done, nothing to check again.
     if apply && !done.is_empty() {
         r.forget();
