@@ -444,7 +444,7 @@ pub fn files_stage(
                     } else {
                         "passwd".into()
                     },
-                    path: c.entry.to_string(),
+                    path: c.path.clone().unwrap_or_else(|| c.entry.to_string()),
                     entry: c.entry,
                     text: c.what,
                 };

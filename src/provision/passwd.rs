@@ -19,6 +19,9 @@ pub struct Change {
     pub command: Option<(String, Vec<String>)>,
     /// The user whose authorized keys to write, with the keys.
     pub keys: Option<(String, Vec<String>)>,
+    /// The keys file inside the root, for a change of keys of a user who exists (resolved
+    /// where it resolves): a later entry may replace a directory on its way.
+    pub path: Option<String>,
 }
 
 /// `groupadd` (new) or `groupmod` (existing) arguments, as upstream passes them: the gid and
@@ -174,6 +177,7 @@ pub fn run(
                 what,
                 command: Some((tool.into(), args)),
                 keys: None,
+                path: None,
             });
         }
     }
@@ -233,6 +237,7 @@ pub fn run(
                 what,
                 command: Some((tool.into(), args)),
                 keys: None,
+                path: None,
             });
         }
         let want = keys_text(&u.ssh_authorized_keys);
@@ -250,6 +255,7 @@ pub fn run(
                 ),
                 command: None,
                 keys: Some((u.name.clone(), u.ssh_authorized_keys.clone())),
+                path: keys_inner(root, &u.name),
             });
         }
     }
@@ -419,6 +425,13 @@ fn keys_path(root: &Root, user: &str) -> Option<std::path::PathBuf> {
             .ok()?
             .host,
     )
+}
+
+/// Where `user`'s keys go inside the root, as far as it resolves, if the user exists.
+fn keys_inner(root: &Root, user: &str) -> Option<String> {
+    let f = passwd_entry(&root.dir, user)?;
+    let p = format!("{}/{}", f.get(5)?, keys_file());
+    Some(root.resolve(&p).map(|r| r.inner).unwrap_or(p))
 }
 
 /// Writes the keys file as the user does (upstream switches to the user's uid and gid for
