@@ -501,16 +501,20 @@ pub fn files_stage(
 /// Whether a change left after apply belongs to an entry that a later change displaced: one
 /// that replaced or removed a directory or symlink the entry was resolved through (as
 /// upstream does, the entry was made where its path led at its turn; planning again follows
-/// the path to the new object). Such a config converges on a second run, not on the first.
+/// the path to the new object, which may be a link leading elsewhere). Such a config
+/// converges on a second run, if at all, not on the first.
 fn displaced(done: &[(Planned, bool)], left: &Planned) -> bool {
-    let own = done.iter().position(|(d, _)| d.entry == left.entry);
+    let under = |p: &str, dir: &str| p.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
+    // Where the entry's own changes were made on this run.
+    let own: Vec<(usize, &str)> = (done.iter().enumerate())
+        .filter(|(_, (d, _))| d.entry == left.entry)
+        .map(|(i, (d, _))| (i, d.path.as_str()))
+        .collect();
+    let first = own.first().map(|o| o.0);
     done.iter().enumerate().any(|(j, (d, replaced))| {
         *replaced
-            && own.is_none_or(|i| i < j)
-            && left
-                .path
-                .strip_prefix(d.path.as_str())
-                .is_some_and(|rest| rest.starts_with('/'))
+            && first.is_none_or(|i| i < j)
+            && (under(&left.path, &d.path) || own.iter().any(|(i, p)| *i < j && under(p, &d.path)))
     })
 }
 
