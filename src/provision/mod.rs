@@ -498,11 +498,12 @@ pub fn files_stage(
     Ok(done.into_iter().map(|(p, _)| p).collect())
 }
 
-/// Whether a change left after apply belongs to an entry that a later change displaced: one
-/// that replaced or removed a directory or symlink the entry was resolved through (as
-/// upstream does, the entry was made where its path led at its turn; planning again follows
-/// the path to the new object, which may be a link leading elsewhere). Such a config
-/// converges on a second run, if at all, not on the first.
+/// Whether a change left after apply belongs to an entry that another change displaced, as
+/// upstream's order makes it: entries' paths are resolved before anything is written, so one
+/// resolved through a link or directory that another entry replaced was made where the path
+/// led before (planning again follows it to the new object); and an entry made below a path
+/// that a later change replaced went with it (SSH keys in a `.ssh` a file entry replaces).
+/// Such a config converges on a second run, if at all, not on the first.
 fn displaced(done: &[(Planned, bool)], left: &Planned) -> bool {
     let under = |p: &str, dir: &str| p.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
     // Where the entry's own changes were made on this run.
@@ -510,10 +511,8 @@ fn displaced(done: &[(Planned, bool)], left: &Planned) -> bool {
         .filter(|(_, (d, _))| d.entry == left.entry)
         .map(|(i, (d, _))| (i, d.path.as_str()))
         .collect();
-    let first = own.first().map(|o| o.0);
     done.iter().enumerate().any(|(j, (d, replaced))| {
         *replaced
-            && first.is_none_or(|i| i < j)
             && (under(&left.path, &d.path) || own.iter().any(|(i, p)| *i < j && under(p, &d.path)))
     })
 }
