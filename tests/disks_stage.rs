@@ -443,6 +443,25 @@ fn filesystems_are_reused_only_when_they_match() {
 }
 
 #[test]
+fn an_empty_uuid_goes_to_mkfs_as_given() {
+    // mkfs.btrfs takes `-U ""` and draws a UUID (the other tools refuse it, as under
+    // upstream); the check after mkfs does not ask for the empty one.
+    let dir = scratch("disks-empty-uuid");
+    let disk = Loop::new(&dir, "disk", 160);
+    let cfg = |format: &str| {
+        format!(
+            r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{"filesystems":[{{"device":"{}","format":"{format}","label":"b","uuid":"","wipeFilesystem":true}}]}}}}"#,
+            disk.path()
+        )
+    };
+    ok(&provision("apply", &dir, &cfg("btrfs")));
+    assert_eq!(blkid(disk.path(), "TYPE"), "btrfs");
+    assert_eq!(blkid(disk.path(), "UUID").len(), 36);
+    let err = failed(&provision("apply", &dir, &cfg("ext4")));
+    assert!(err.contains("mkfs.ext4"), "{err}");
+}
+
+#[test]
 fn a_failed_mount_unmounts_what_was_mounted() {
     let dir = scratch("disks-mountfail");
     let disk = Loop::new(&dir, "disk", 300);

@@ -167,8 +167,11 @@ fn one(
     }
     // Verify: what is on the device now is what the config asks for.
     let now = probe::probe(&dev).map_err(|e| fail(entry.clone(), e.to_string()))?;
+    // An empty UUID is passed to mkfs as upstream passes it; a tool that accepts it (mkfs.btrfs)
+    // draws one, which the config cannot name.
     let keep = Filesystem {
         wipe_filesystem: Some(false),
+        uuid: fs.uuid.clone().filter(|u| !u.is_empty()),
         ..fs.clone()
     };
     match decide(&keep, now.as_ref()) {
