@@ -270,18 +270,13 @@ fn ordered(cfg: &Config, root: &Root, first_run: bool) -> Vec<(usize, JsonPath, 
         }
     }
     let depth = |p: &str| p.split('/').filter(|s| !s.is_empty()).count();
-    // Hard links last, then by depth, as upstream orders them. Within a depth, by path:
+    // By depth, then the hard links in the config's order (a hard link may need an earlier
+    // one as its target, at any depth), as upstream orders them. Within a depth, by path:
     // entries of one directory are then written together, which filesystems handle much
-    // faster than visiting directories round-robin; no entry can depend on another of its
-    // depth except a hard link on its target, so hard links keep the config's order there.
-    v.sort_by(|a, b| {
-        (a.3, depth(&a.2)).cmp(&(b.3, depth(&b.2))).then_with(|| {
-            if a.3 {
-                std::cmp::Ordering::Equal
-            } else {
-                a.2.cmp(&b.2)
-            }
-        })
+    // faster than visiting directories round-robin (no entry needs another of its depth).
+    v.sort_by(|a, b| match (a.3, b.3) {
+        (false, false) => (depth(&a.2), &a.2).cmp(&(depth(&b.2), &b.2)),
+        (x, y) => x.cmp(&y),
     });
     v.into_iter().map(|(k, j, p, _)| (k, j, p)).collect()
 }
