@@ -241,7 +241,10 @@ pub fn run(
             });
         }
         let want = keys_text(&u.ssh_authorized_keys);
-        let current = keys_path(root, &u.name).and_then(|p| std::fs::read_to_string(p).ok());
+        let place = keys_place(root, &u.name);
+        let current = (place.as_ref())
+            .and_then(|(_, host)| host.as_ref())
+            .and_then(|h| std::fs::read_to_string(h).ok());
         if u.should_exist != Some(false)
             && !u.ssh_authorized_keys.is_empty()
             && current.as_deref() != Some(want.as_str())
@@ -255,7 +258,7 @@ pub fn run(
                 ),
                 command: None,
                 keys: Some((u.name.clone(), u.ssh_authorized_keys.clone())),
-                path: keys_inner(root, &u.name),
+                path: place.map(|(inner, _)| inner),
             });
         }
     }
@@ -417,21 +420,15 @@ fn keys_file() -> &'static str {
     }
 }
 
-/// Where `user`'s keys go, if the user exists (the home's links resolved in the root).
-fn keys_path(root: &Root, user: &str) -> Option<std::path::PathBuf> {
-    let f = passwd_entry(&root.dir, user)?;
-    Some(
-        root.resolve(&format!("{}/{}", f.get(5)?, keys_file()))
-            .ok()?
-            .host,
-    )
-}
-
-/// Where `user`'s keys go inside the root, as far as it resolves, if the user exists.
-fn keys_inner(root: &Root, user: &str) -> Option<String> {
+/// Where `user`'s keys go, if the user exists: the path inside the root (the home's links
+/// resolved as far as they resolve), and the host path when it resolves.
+fn keys_place(root: &Root, user: &str) -> Option<(String, Option<std::path::PathBuf>)> {
     let f = passwd_entry(&root.dir, user)?;
     let p = format!("{}/{}", f.get(5)?, keys_file());
-    Some(root.resolve(&p).map(|r| r.inner).unwrap_or(p))
+    Some(match root.resolve(&p) {
+        Ok(r) => (r.inner, Some(r.host)),
+        Err(_) => (p, None),
+    })
 }
 
 /// Writes the keys file as the user does (upstream switches to the user's uid and gid for
