@@ -357,6 +357,8 @@ pub fn run(
             .collect()
     };
     let mut planned_dirs: HashSet<String> = HashSet::new();
+    // Symbolic links to absolute paths this run makes (or, planning, would make).
+    let mut made_links: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
     for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
@@ -371,6 +373,19 @@ pub fn run(
             }
             None => (root.resolve(&path).map_err(fail)?, None),
         };
+        // The path was resolved before anything was written; a symbolic link this run made
+        // since, with an absolute target, now stands on it. Upstream hands the kernel the
+        // host path, which follows that link out of the root (and fails, or writes to the
+        // host's own directories): flint refuses it before anything is written there.
+        let through = (path.match_indices('/').skip(1))
+            .map(|(at, _)| &path[..at])
+            .find(|p| made_links.contains(*p));
+        if let Some(link) = through {
+            return Err(fail(format!(
+                "{path} goes through {link}, a symbolic link to an absolute path made by an \
+                 earlier entry, which would lead outside the root"
+            )));
+        }
         let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
         let idx = index(&entry);
         let change = match kind {
@@ -385,6 +400,9 @@ pub fn run(
             }
         };
         if let Some(c) = change {
+            if matches!(&c, Change::Symlink { target, .. } if target.starts_with('/')) {
+                made_links.insert(r.inner.clone());
+            }
             // Later entries may stand in or point at what earlier ones create.
             planned_dirs.insert(r.inner.clone());
             entry_actions.push(Action {
@@ -611,7 +629,6 @@ fn plan_link(
             }
         };
     }
-    let (uid, gid) = ids(owners, &l.user, &l.group)?;
     // Without an owner, the link gets the owner of what it points to (as upstream does).
     // As upstream, the owner of whatever the new link reaches when followed by the kernel
     // from its directory: an absolute target is a host path there (upstream stats the link).
@@ -619,27 +636,40 @@ fn plan_link(
         let dir = host.parent().unwrap_or(Path::new("/"));
         std::fs::metadata(dir.join(&target)).map_or((0, 0), |m| (m.uid(), m.gid()))
     };
-    let create = |replace| {
+    // The owner's names are looked up only for a link that gets made: upstream leaves a
+    // link with the same target alone without looking them up, so an unknown name there
+    // is no error.
+    let create = |replace| -> Result<Option<Change>, String> {
+        let (uid, gid) = ids(owners, &l.user, &l.group)?;
         let (pu, pg) = pointed();
-        Change::Symlink {
+        Ok(Some(Change::Symlink {
             target: target.clone(),
             uid: uid.unwrap_or(pu),
             gid: gid.unwrap_or(pg),
             replace,
-        }
+        }))
     };
     match (kind, meta) {
-        (Kind::None, _) => Ok(Some(create(false))),
+        (Kind::None, _) => create(false),
         (Kind::Symlink, Some(m)) => {
             let cur = std::fs::read_link(host).map_err(|e| e.to_string())?;
             let same = crate::ignition::validate::paths::clean(&cur.to_string_lossy())
                 == crate::ignition::validate::paths::clean(&target);
-            // The same target: nothing changes, not even the owner (as upstream).
-            if same {
-                let _ = m;
+            if same && !overwrite {
+                // Nothing changes, not even the owner (as upstream).
                 Ok(None)
+            } else if same {
+                // Upstream removes and makes it again, with the owner the config gives;
+                // flint only when that owner is not already the link's.
+                let (uid, gid) = ids(owners, &l.user, &l.group)?;
+                let (pu, pg) = pointed();
+                if (uid.unwrap_or(pu), gid.unwrap_or(pg)) == (m.uid(), m.gid()) {
+                    Ok(None)
+                } else {
+                    create(true)
+                }
             } else if overwrite {
-                Ok(Some(create(true)))
+                create(true)
             } else {
                 Err(
                     "a symlink with another target is in the way; set overwrite to replace it"
@@ -647,7 +677,7 @@ fn plan_link(
                 )
             }
         }
-        _ if overwrite => Ok(Some(create(true))),
+        _ if overwrite => create(true),
         _ => {
             Err("something other than a symlink is in the way; set overwrite to replace it".into())
         }
