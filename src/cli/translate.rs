@@ -92,12 +92,13 @@ pub fn run(args: &TranslateArgs) -> i32 {
             ("<stdin>".to_string(), b)
         }
     };
-    let outcome = spec::translate(
+    let mut outcome = spec::translate(
         &bytes,
         Options {
             files_dir: args.files_dir.as_deref(),
             raw: args.raw,
             debug: args.debug,
+            render: Some(args.pretty),
         },
     );
     let color = match args.color {
@@ -158,5 +159,8 @@ pub fn run(args: &TranslateArgs) -> i32 {
             }
         }
     }
+    // The process ends now: freeing a large translation allocation by allocation would
+    // only delay that.
+    std::mem::forget((outcome, json));
     0
 }

@@ -122,6 +122,7 @@ fn examine(
             files_dir: files.dir,
             raw: true,
             debug: false,
+            render: None,
         },
     );
     CHAIN.with(|c| c.borrow_mut().pop());

@@ -5,6 +5,7 @@
 //! Adding a spec version is adding a module with a [`Variant`] and listing it in
 //! [`REGISTRY`].
 
+mod ahead;
 pub mod base;
 pub mod debug;
 pub mod fcos;
@@ -132,6 +133,9 @@ pub struct Options<'a> {
     pub raw: bool,
     /// List where each part of the output came from (`Outcome::translations`).
     pub debug: bool,
+    /// Render the output (pretty or not) while the generated config is checked, on another
+    /// core, for [`Outcome::render`].
+    pub render: Option<bool>,
 }
 
 /// What translating a document gave.
@@ -151,6 +155,8 @@ pub struct Outcome {
     /// With `Options::debug`, the listing of where each output path came from, made as
     /// soon as the translation is done (also when checks fail later).
     pub translations: Option<String>,
+    /// The Ignition JSON rendered ahead (`Options::render`), and whether it is pretty.
+    rendered: Option<(bool, Vec<u8>)>,
 }
 
 impl Outcome {
@@ -163,6 +169,7 @@ impl Outcome {
             failure: Some(message.into()),
             map: PathMap::default(),
             translations: None,
+            rendered: None,
         }
     }
 
@@ -174,7 +181,12 @@ impl Outcome {
 
     /// The output as upstream prints it (without the final newline): Ignition JSON, or the
     /// MachineConfig as YAML.
-    pub fn render(&self, pretty: bool) -> Option<Vec<u8>> {
+    pub fn render(&mut self, pretty: bool) -> Option<Vec<u8>> {
+        if let Some((p, json)) = self.rendered.take()
+            && p == pretty
+        {
+            return Some(json);
+        }
         let version = self.variant.map_or(Version::NEWEST, |v| v.ignition);
         if let Some(mc) = &self.machine_config {
             return Some(mc.to_yaml(version));
@@ -265,7 +277,7 @@ type Read = (Node, Vec<JsonPath>, Vec<yaml::KeyError>, &'static Variant);
 /// Reads the document: YAML, a mapping, with a variant and version we know.
 // The error is the translation's outcome itself, returned once.
 #[allow(clippy::result_large_err)]
-fn read(bytes: &[u8]) -> Result<Read, Outcome> {
+fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -280,7 +292,7 @@ fn read(bytes: &[u8]) -> Result<Read, Outcome> {
     };
     // Only diagnostics need the line index.
     let src = std::cell::LazyCell::new(|| Source::new(bytes));
-    let doc = match crate::yaml::parse(text) {
+    let doc = match crate::yaml::parse_watching(text, "inline", watch) {
         Ok(d) => d,
         Err(e) => {
             let located = Diagnostic::error(
@@ -526,7 +538,36 @@ fn alias_paths(root: &Node, aliases: &[u32]) -> Vec<JsonPath> {
 
 /// Translates the Butane document `bytes`.
 pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
-    let (root, aliases, key_errors, spec) = match read(bytes) {
+    // A small document is translated on this thread alone: a worker would cost more than
+    // it could take over.
+    if bytes.len() < AHEAD_FROM {
+        let read = read(bytes, &mut |_| {});
+        return translate_read(bytes, read, opts, None);
+    }
+    let ahead = ahead::Ahead::default();
+    let (tx, rx) = ahead::channel_pair();
+    let outcome = std::thread::scope(|s| {
+        s.spawn(|| ahead::Ahead::work(rx));
+        let read = read(bytes, &mut |v| ahead.submit(&tx, v));
+        // The worker ends once it has encoded what it was given.
+        drop(tx);
+        translate_read(bytes, read, opts, Some(&ahead))
+    });
+    rayon::spawn(move || drop(ahead));
+    outcome
+}
+
+/// The size from which embedded contents are encoded on another thread while the document
+/// is read (see `ahead`).
+const AHEAD_FROM: usize = 64 * 1024;
+
+fn translate_read(
+    bytes: &[u8],
+    read: Result<Read, Outcome>,
+    opts: Options<'_>,
+    ahead: Option<&ahead::Ahead>,
+) -> Outcome {
+    let (root, aliases, key_errors, spec) = match read {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -732,6 +773,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         base: spec.base,
         out_version: spec.ignition,
         allow_gzip: !(spec.family == Family::OpenShift && spec.minor <= 9),
+        ahead,
     };
     let t = base::translate(&config, set);
     let mut findings: Vec<Finding> = t.issues.into_iter().map(Finding::Source).collect();
@@ -806,7 +848,15 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     }
 
     // The generated config, by the rules of its Ignition version.
-    let issues = validate::validate(&legacy::as_validated(&cfg, spec.ignition), spec.ignition);
+    // The output is rendered meanwhile (the MachineConfig only once the config is in it).
+    let plain = machine_config.is_none() || opts.raw;
+    let (issues, rendered) = rayon::join(
+        || validate::validate(&legacy::as_validated(&cfg, spec.ignition), spec.ignition),
+        || {
+            (opts.render.filter(|_| plain))
+                .map(|pretty| (pretty, legacy::to_json(&cfg, spec.ignition, pretty)))
+        },
+    );
     let mut issues = flatcar::allow_oem(spec, issues, &cfg);
     // Butane checks for duplicates before everything else.
     issues.sort_by_key(|i| i.message != validate::DUPLICATE);
@@ -825,7 +875,12 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         outcome.machine_config = machine_config;
     }
     outcome.config = Some(cfg);
+    outcome.rendered = rendered;
     outcome.map = map;
+    // The document and its decoded form are freed on another core (allocation by
+    // allocation, it takes as long as rendering the output).
+    let done = (root, config, compacted);
+    rayon::spawn(move || drop(done));
     outcome
 }
 

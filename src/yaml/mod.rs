@@ -66,7 +66,18 @@ pub struct Document {
 
 /// Reads the first YAML document of `text`.
 pub fn parse(text: &str) -> Result<Document, SyntaxError> {
+    parse_watching(text, "", &mut |_| {})
+}
+
+/// [`parse`], handing `watch` each string value of a mapping key named `key` as soon as it is
+/// read (before the document is complete; values merged in with `<<` are not handed over).
+pub fn parse_watching(
+    text: &str,
+    key: &str,
+    watch: &mut dyn FnMut(&str),
+) -> Result<Document, SyntaxError> {
     let mut b = Builder {
+        watch: (key, watch),
         text,
         stack: Vec::new(),
         anchors: HashMap::new(),
@@ -182,6 +193,8 @@ struct Open {
 }
 
 struct Builder<'a> {
+    /// A key whose string values are handed to the function as they are read.
+    watch: (&'a str, &'a mut dyn FnMut(&str)),
     text: &'a str,
     stack: Vec<Open>,
     anchors: HashMap<String, Node>,
@@ -395,6 +408,11 @@ impl Builder<'_> {
                 // The value of a key that could not be decoded is not decoded either.
                 Some((None, _)) => self.forget(node.start, node.end),
                 Some((Some(key), key_mark)) => {
+                    if let (Value::String(v) | Value::Plain(v), true) =
+                        (&node.value, key == self.watch.0)
+                    {
+                        (self.watch.1)(v);
+                    }
                     let key_start = key_mark.pos as u32;
                     if key == "<<" {
                         // Merged, and kept so that the key is reported: it is not part of

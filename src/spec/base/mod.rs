@@ -76,6 +76,8 @@ pub struct Settings<'a> {
     /// Whether embedded contents may be gzipped (OpenShift 4.8/4.9 may not: the MCO could
     /// not read compressed files then).
     pub allow_gzip: bool,
+    /// Contents encoded ahead, on another thread, while the document was read.
+    pub ahead: Option<&'a super::ahead::Ahead>,
 }
 
 impl Settings<'_> {
@@ -87,6 +89,11 @@ impl Settings<'_> {
             return (url, user.map(str::to_string));
         }
         if self.allow_gzip || user.is_some_and(|c| !c.is_empty()) {
+            if user.is_none()
+                && let Some(done) = self.ahead.and_then(|a| a.take(data))
+            {
+                return done;
+            }
             return dataurl::encode(data, user);
         }
         // No automatic compression: the shorter of percent-encoding and base64, with the

@@ -1,0 +1,147 @@
+//! Data URLs encoded ahead of need. Encoding embedded contents (gzip at best compression,
+//! to see whether it is shorter) is most of a large translation's work, and it depends on
+//! nothing but the bytes: so the contents of every `inline` key are handed to another
+//! thread while the YAML is still being read, and the translation later takes the encoded
+//! URL instead of encoding it itself. What the translation gets is the same either way;
+//! only when the work is done changes.
+
+use crate::ignition::dataurl;
+use std::collections::HashMap;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A data URL and the `compression` to write with it, as [`dataurl::encode`] gives them
+/// when the user set no compression.
+type Encoded = (String, Option<String>);
+type Slot = Arc<OnceLock<Encoded>>;
+/// What the worker is handed: contents, and where their URL goes.
+pub type Job = (Arc<[u8]>, Slot);
+
+/// Contents shorter than this are encoded where they are needed: the hand-over would cost
+/// more than it saves.
+const MIN_LEN: usize = 64;
+
+/// Contents handed over so far, by their bytes, each with the place its URL goes. Whoever
+/// needs a URL first (the worker or the translation) encodes it; a second one waits for it.
+#[derive(Debug, Default)]
+pub struct Ahead {
+    slots: Mutex<HashMap<Arc<[u8]>, Slot>>,
+}
+
+impl Ahead {
+    /// Hands `data` over to be encoded on the worker that `tx` feeds.
+    pub fn submit(&self, tx: &Sender<Job>, data: &str) {
+        if data.len() < MIN_LEN {
+            return;
+        }
+        let data: Arc<[u8]> = Arc::from(data.as_bytes());
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        if slots.contains_key(&data) {
+            return;
+        }
+        let slot = Slot::default();
+        slots.insert(data.clone(), slot.clone());
+        drop(slots);
+        // The worker gone (it never goes before the sender) only means no head start.
+        let _ = tx.send((data, slot));
+    }
+
+    /// The URL for `data` with no compression set by the user, if it was handed over. It
+    /// is given once (and its memory with it): the same contents asked for again are
+    /// encoded in place.
+    pub fn take(&self, data: &[u8]) -> Option<Encoded> {
+        let (_, slot) = self
+            .slots
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove_entry(data)?;
+        slot.get_or_init(|| dataurl::encode(data, None));
+        Some(match Arc::try_unwrap(slot) {
+            Ok(done) => done.into_inner().expect("initialised above"),
+            // The worker still holds it for a moment.
+            Err(shared) => shared.get().expect("initialised above").clone(),
+        })
+    }
+
+    /// Encodes what arrives on `rx` until its sender is dropped.
+    pub fn work(rx: Receiver<Job>) {
+        for (data, slot) in rx {
+            slot.get_or_init(|| dataurl::encode(&data, None));
+        }
+    }
+}
+
+/// A channel to a worker thread, for [`Ahead::submit`].
+pub fn channel_pair() -> (Sender<Job>, Receiver<Job>) {
+    channel()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document large enough to be read with a worker: the output and the findings are
+    /// those of the translation on one thread, with repeated contents, contents the user
+    /// compressed, short ones, and contents that the worker sees but no file uses.
+    #[test]
+    fn a_large_document_translates_as_it_does_on_one_thread() {
+        use std::fmt::Write as _;
+        let mut doc = String::from("variant: flatcar\nversion: 1.1.0\nstorage:\n  files:\n");
+        for i in 0..600 {
+            let body = format!("setting {} = {}\nother = {}\n", i % 50, i % 7, "x".repeat(i % 90));
+            let _ = write!(
+                doc,
+                "    - path: /etc/f{i}\n      contents:\n        inline: |\n          {}\n",
+                body.trim_end().replace('\n', "\n          ")
+            );
+            match i % 5 {
+                0 => doc.push_str("        compression: gzip\n"),
+                1 => doc.push_str("      append:\n        - inline: short\n"),
+                _ => {}
+            }
+        }
+        doc.push_str("systemd:\n  units:\n    - name: a.service\n      contents: |\n");
+        doc.push_str(&"        # not an inline key, never handed over\n".repeat(4));
+        doc.push_str("x-unused:\n  inline: \"a value no file uses, long enough to be handed over\"\n");
+        assert!(doc.len() >= super::super::AHEAD_FROM, "{}", doc.len());
+        let opts = super::super::Options {
+            render: Some(false),
+            ..Default::default()
+        };
+        let mut with_worker = super::super::translate(doc.as_bytes(), opts);
+        let read = super::super::read(doc.as_bytes(), &mut |_| {});
+        let mut alone = super::super::translate_read(doc.as_bytes(), read, opts, None);
+        let (a, b) = (with_worker.render(false), alone.render(false));
+        assert!(a.is_some());
+        assert_eq!(a, b);
+        let messages = |o: &super::super::Outcome| {
+            (o.diagnostics.iter().map(|d| d.message.clone())).collect::<Vec<_>>()
+        };
+        assert_eq!(messages(&with_worker), messages(&alone));
+        assert!(!messages(&alone).is_empty(), "the unused key is reported");
+    }
+
+    #[test]
+    fn a_url_encoded_ahead_is_the_one_encoded_in_place() {
+        let ahead = Ahead::default();
+        let (tx, rx) = channel_pair();
+        let text = "# generated\nlisten = 10.0.0.1:8000\nworkers = 4\n".repeat(4);
+        std::thread::scope(|s| {
+            s.spawn(|| Ahead::work(rx));
+            ahead.submit(&tx, &text);
+            ahead.submit(&tx, "short");
+            drop(tx);
+        });
+        assert_eq!(
+            ahead.take(text.as_bytes()),
+            Some(dataurl::encode(text.as_bytes(), None))
+        );
+        // Given once.
+        assert_eq!(ahead.take(text.as_bytes()), None);
+        assert_eq!(ahead.take(b"short"), None);
+        assert_eq!(
+            ahead.take(b"never handed over at all, but long enough to be"),
+            None
+        );
+    }
+}
