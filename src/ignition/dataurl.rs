@@ -150,9 +150,57 @@ fn push_base64(out: &mut String, data: &[u8]) {
     base64::engine::general_purpose::STANDARD.encode_string(data, out);
 }
 
-/// The smallest gzip stream there is: header and trailer (18 bytes) around an empty final
-/// block with fixed codes (2 bytes).
-const GZIP_MIN: usize = 20;
+/// A size no gzip stream of `data` can be below, to skip compressing what could not win.
+/// Around the deflate data are a header and a trailer (18 bytes). In the deflate data, each
+/// distinct byte of the input appears once at least as a literal (a match only copies what
+/// came before), so the bound depends on the number of distinct bytes only; see
+/// [`deflate_bits_at_least`].
+fn gzip_lower_bound(data: &[u8]) -> usize {
+    let mut seen = [false; 256];
+    for &b in data {
+        seen[usize::from(b)] = true;
+    }
+    let d = seen.iter().filter(|&&s| s).count();
+    static BITS: std::sync::OnceLock<[u32; 257]> = std::sync::OnceLock::new();
+    let bits = BITS.get_or_init(deflate_bits_at_least)[d];
+    18 + (bits as usize).div_ceil(8)
+}
+
+/// Bits no deflate stream holding `d` distinct literals can be below, for each `d`. A block
+/// with fixed codes spends 3 bits on its header, 7 on its end and 8 or more on a literal (a
+/// stored block more). A block with its own codes spends 29 bits or more on its header
+/// (type, three counts, four 3-bit code-length codes at least), and its prefix code gives
+/// the `m` symbols it uses (its literals and its end) `m * log2(m)` bits at least between
+/// them (Kraft's inequality). The literals may be spread over blocks of both kinds: the
+/// bound is the least over every way of spreading them.
+fn deflate_bits_at_least() -> [u32; 257] {
+    // Own codes: r literals over k blocks, at best evenly.
+    let own: Vec<f64> = (0..=256usize)
+        .map(|r| {
+            if r == 0 {
+                return 0.0;
+            }
+            (1..=r + 1)
+                .map(|k| {
+                    let m = (r + k) as f64;
+                    29.0 * k as f64 + m * (m / k as f64).log2()
+                })
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let fixed = |f: usize| if f == 0 { 0.0 } else { 10.0 + 8.0 * f as f64 };
+    std::array::from_fn(|d| {
+        // Some block there is, even for no literal: the empty one with fixed codes.
+        let least = match d {
+            0 => 10.0,
+            _ => (0..=d)
+                .map(|f| fixed(f) + own[d - f])
+                .fold(f64::INFINITY, f64::min),
+        };
+        // Rounded down, with a margin for the floating point.
+        (least - 1e-6).floor().max(0.0) as u32
+    })
+}
 
 /// The data URL Butane makes for `data`, and the `compression` value to write with it.
 ///
@@ -171,7 +219,7 @@ pub fn encode(data: &[u8], user_compression: Option<&str>) -> (String, Option<St
         user_compression.map(str::to_string)
     };
     // Compressing is skipped only where even the smallest gzip stream could not win.
-    if unset && GZIP_MIN.div_ceil(3) * 4 + 8 + 4 < best_len {
+    if unset && gzip_lower_bound(data).div_ceil(3) * 4 + 8 + 4 < best_len {
         let gz = gzip_best(data);
         if gz.len().div_ceil(3) * 4 + 8 + 4 < best_len {
             let mut url = String::with_capacity(13 + gz.len().div_ceil(3) * 4);
@@ -194,6 +242,40 @@ pub fn encode(data: &[u8], user_compression: Option<&str>) -> (String, Option<St
 #[cfg(test)]
 mod encode_tests {
     use super::*;
+
+    /// The bound is one: no input compresses below it (short inputs of few and of many
+    /// distinct bytes, runs, text), and for the empty input it is the smallest stream.
+    #[test]
+    fn no_gzip_stream_is_below_the_lower_bound() {
+        assert_eq!(gzip_lower_bound(b""), 20);
+        assert_eq!(gzip_best(b"").len(), 20);
+        let mut x: u64 = 0x9e3779b97f4a7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in 0..3000usize {
+            let len = (next() % 120) as usize;
+            let alphabet = 1 + (next() % [2, 4, 16, 64, 256][n % 5]) as u8 as usize;
+            let data: Vec<u8> = (0..len)
+                .map(|_| ((next() % alphabet as u64) as u8).wrapping_add(b' '))
+                .collect();
+            assert!(
+                gzip_best(&data).len() >= gzip_lower_bound(&data),
+                "{data:?}"
+            );
+        }
+        for run in [b"a".repeat(1000), b"ab".repeat(500), (0..=255u8).collect()] {
+            assert!(gzip_best(&run).len() >= gzip_lower_bound(&run));
+        }
+        // A small file of text: compressing it could not win, and is skipped.
+        let small = b"# file 17\nvalue = 45131785937\n";
+        let best = 1 + percent_len(small);
+        assert!(gzip_lower_bound(small).div_ceil(3) * 4 + 12 >= best);
+        assert_eq!(encode(small, None).1.as_deref(), Some(""));
+    }
 
     /// Gzip as it was first written here: a raw deflate stream between a header and a
     /// trailer made by hand (CRC in a second pass).

@@ -88,7 +88,12 @@ mod tests {
         use std::fmt::Write as _;
         let mut doc = String::from("variant: flatcar\nversion: 1.1.0\nstorage:\n  files:\n");
         for i in 0..600 {
-            let body = format!("setting {} = {}\nother = {}\n", i % 50, i % 7, "x".repeat(i % 90));
+            let body = format!(
+                "setting {} = {}\nother = {}\n",
+                i % 50,
+                i % 7,
+                "x".repeat(i % 90)
+            );
             let _ = write!(
                 doc,
                 "    - path: /etc/f{i}\n      contents:\n        inline: |\n          {}\n",
@@ -102,7 +107,9 @@ mod tests {
         }
         doc.push_str("systemd:\n  units:\n    - name: a.service\n      contents: |\n");
         doc.push_str(&"        # not an inline key, never handed over\n".repeat(4));
-        doc.push_str("x-unused:\n  inline: \"a value no file uses, long enough to be handed over\"\n");
+        doc.push_str(
+            "x-unused:\n  inline: \"a value no file uses, long enough to be handed over\"\n",
+        );
         assert!(doc.len() >= super::super::AHEAD_FROM, "{}", doc.len());
         let opts = super::super::Options {
             render: Some(false),
