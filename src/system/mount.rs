@@ -175,6 +175,18 @@ pub fn umount(dir: &Path) -> io::Result<()> {
     }
 }
 
+/// Detaches the mount at `dir` now and unmounts it once nothing uses it (MNT_DETACH).
+pub fn detach(dir: &Path) -> io::Result<()> {
+    let d = cstr(dir)?;
+    // SAFETY: a valid NUL-terminated path.
+    let rc = unsafe { libc::umount2(d.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// One line of /proc/self/mountinfo.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mounted {
