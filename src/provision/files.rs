@@ -639,18 +639,21 @@ fn plan_link(
     // The owner's names are looked up only for a link that gets made: upstream leaves a
     // link with the same target alone without looking them up, so an unknown name there
     // is no error.
-    let create = |replace| -> Result<Option<Change>, String> {
+    let owner = || -> Result<(u32, u32), String> {
         let (uid, gid) = ids(owners, &l.user, &l.group)?;
         let (pu, pg) = pointed();
+        Ok((uid.unwrap_or(pu), gid.unwrap_or(pg)))
+    };
+    let create = |replace, (uid, gid): (u32, u32)| {
         Ok(Some(Change::Symlink {
             target: target.clone(),
-            uid: uid.unwrap_or(pu),
-            gid: gid.unwrap_or(pg),
+            uid,
+            gid,
             replace,
         }))
     };
     match (kind, meta) {
-        (Kind::None, _) => create(false),
+        (Kind::None, _) => create(false, owner()?),
         (Kind::Symlink, Some(m)) => {
             let cur = std::fs::read_link(host).map_err(|e| e.to_string())?;
             let same = crate::ignition::validate::paths::clean(&cur.to_string_lossy())
@@ -661,15 +664,14 @@ fn plan_link(
             } else if same {
                 // Upstream removes and makes it again, with the owner the config gives;
                 // flint only when that owner is not already the link's.
-                let (uid, gid) = ids(owners, &l.user, &l.group)?;
-                let (pu, pg) = pointed();
-                if (uid.unwrap_or(pu), gid.unwrap_or(pg)) == (m.uid(), m.gid()) {
+                let wanted = owner()?;
+                if wanted == (m.uid(), m.gid()) {
                     Ok(None)
                 } else {
-                    create(true)
+                    create(true, wanted)
                 }
             } else if overwrite {
-                create(true)
+                create(true, owner()?)
             } else {
                 Err(
                     "a symlink with another target is in the way; set overwrite to replace it"
@@ -677,7 +679,7 @@ fn plan_link(
                 )
             }
         }
-        _ if overwrite => create(true),
+        _ if overwrite => create(true, owner()?),
         _ => {
             Err("something other than a symlink is in the way; set overwrite to replace it".into())
         }

@@ -7,7 +7,7 @@
 
 use crate::ignition::dataurl;
 use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A data URL and the `compression` to write with it, as [`dataurl::encode`] gives them
@@ -71,11 +71,6 @@ impl Ahead {
     }
 }
 
-/// A channel to a worker thread, for [`Ahead::submit`].
-pub fn channel_pair() -> (Sender<Job>, Receiver<Job>) {
-    channel()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +126,7 @@ mod tests {
     #[test]
     fn a_url_encoded_ahead_is_the_one_encoded_in_place() {
         let ahead = Ahead::default();
-        let (tx, rx) = channel_pair();
+        let (tx, rx) = std::sync::mpsc::channel();
         let text = "# generated\nlisten = 10.0.0.1:8000\nworkers = 4\n".repeat(4);
         std::thread::scope(|s| {
             s.spawn(|| Ahead::work(rx));

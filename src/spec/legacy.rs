@@ -107,7 +107,7 @@ fn null_merge_sources(json: Vec<u8>, pretty: bool) -> Vec<u8> {
         }
         match c {
             b'"' => in_string = true,
-            b'{' | b'[' if depth == 0 && c == b'{' => {
+            b'{' if depth == 0 => {
                 depth = 1;
                 let rest = &json[i..];
                 let next = rest.iter().position(|b| !b.is_ascii_whitespace());

@@ -545,7 +545,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         return translate_read(bytes, read, opts, None);
     }
     let ahead = ahead::Ahead::default();
-    let (tx, rx) = ahead::channel_pair();
+    let (tx, rx) = std::sync::mpsc::channel();
     let outcome = std::thread::scope(|s| {
         s.spawn(|| ahead::Ahead::work(rx));
         let read = read(bytes, &mut |v| ahead.submit(&tx, v));

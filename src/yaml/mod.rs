@@ -408,8 +408,8 @@ impl Builder<'_> {
                 // The value of a key that could not be decoded is not decoded either.
                 Some((None, _)) => self.forget(node.start, node.end),
                 Some((Some(key), key_mark)) => {
-                    if let (Value::String(v) | Value::Plain(v), true) =
-                        (&node.value, key == self.watch.0)
+                    if key == self.watch.0
+                        && let Value::String(v) | Value::Plain(v) = &node.value
                     {
                         (self.watch.1)(v);
                     }
