@@ -239,7 +239,7 @@ impl Partition {
         let r = match crate::system::mount::mount(dev, &dir, &kind, &opts) {
             Ok(()) => {
                 let r = body(&dir);
-                if let Err(e) = crate::system::mount::umount(&dir) {
+                if let Err(e) = crate::system::mount::umount_patiently(&dir) {
                     let _ = std::fs::remove_dir(&dir);
                     return Err(format!("unmounting the OEM partition: {e}"));
                 }

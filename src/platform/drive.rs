@@ -78,30 +78,11 @@ fn mount_and_read(
         crate::system::mount::mount(dev, &mnt, kind, &["ro".to_string()])
             .map_err(|e| format!("mounting {} ({kind}) read-only: {e}", dev.display()))?;
         let out = files.iter().map(|f| read_inside(&mnt, f)).collect();
-        release(&mnt);
+        crate::system::mount::release(&mnt);
         out
     })();
     let _ = std::fs::remove_dir(&mnt);
     r
-}
-
-/// Unmounts a config drive read a moment ago. The kernel may still call it busy for a while
-/// (seen in the VM: the drive stayed mounted after flint ended, held its loop device, and
-/// the next drive read was the old one): try again, then detach it lazily, so that no
-/// mount of flint's outlives it.
-fn release(mnt: &Path) {
-    for _ in 0..50 {
-        match crate::system::mount::umount(mnt) {
-            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            // Not mounted (any more).
-            Ok(()) => return,
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => return,
-            Err(_) => break,
-        }
-    }
-    let _ = crate::system::mount::detach(mnt);
 }
 
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -195,7 +195,7 @@ pub fn mount_stage(
             Ok(None) => {}
             Err(e) => {
                 for d in done.iter().rev() {
-                    let _ = mount::umount(d);
+                    mount::release(d);
                 }
                 return Err(e);
             }
@@ -293,7 +293,7 @@ pub fn umount_stage(config: &Config, root: &Path) -> Result<Vec<String>, StageEr
         if !matches!(t.open(Stage::Umount, false), Ok(Some(_))) || !mounted_here(&dev, &t.dir) {
             continue;
         }
-        mount::umount(&t.dir).map_err(|e| {
+        mount::umount_patiently(&t.dir).map_err(|e| {
             fail(
                 Stage::Umount,
                 &t.entry,
@@ -308,7 +308,7 @@ pub fn umount_stage(config: &Config, root: &Path) -> Result<Vec<String>, StageEr
 /// Unmounts directories a plan mounted read-only, deepest first.
 pub fn release(dirs: &[PathBuf]) {
     for d in dirs.iter().rev() {
-        let _ = mount::umount(d);
+        mount::release(d);
     }
 }
 

@@ -187,6 +187,32 @@ pub fn detach(dir: &Path) -> io::Result<()> {
     }
 }
 
+/// Unmounts `dir`, trying again for up to a second while the kernel says it is busy: a
+/// mount may be held for a moment after its last file is closed (seen in the VM right
+/// after a config drive was read). Not mounted at all is success.
+pub fn umount_patiently(dir: &Path) -> io::Result<()> {
+    let mut tries = 50;
+    loop {
+        match umount(dir) {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) && tries > 0 => {
+                tries -= 1;
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => return Ok(()),
+            r => return r,
+        }
+    }
+}
+
+/// Unmounts flint's own mount at `dir` where a failure could not be acted on (cleanup
+/// after a failure, a config drive, a plan's read-only mount): patiently, and detached if
+/// that fails, so that no mount of flint's outlives it.
+pub fn release(dir: &Path) {
+    if umount_patiently(dir).is_err() {
+        let _ = detach(dir);
+    }
+}
+
 /// One line of /proc/self/mountinfo.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mounted {
@@ -274,6 +300,35 @@ mod tests {
     fn mountinfo_escapes_are_undone() {
         assert_eq!(unescape("/a\\040b"), "/a b");
         assert_eq!(unescape("/plain"), "/plain");
+    }
+
+    /// A tmpfs with a file held open: busy for a while, then free (patient unmount), or
+    /// busy for good (release detaches it). Neither leaves the mount behind.
+    #[test]
+    fn a_busy_mount_is_waited_for_then_detached() {
+        let base = std::env::temp_dir().join(format!("flint-umount-test-{}", std::process::id()));
+        let is_mounted = |d: &Path| mounted().unwrap().iter().any(|m| m.dir == d);
+        for (hold_ms, patient) in [(200, true), (2_000, false)] {
+            std::fs::create_dir_all(&base).unwrap();
+            mount(Path::new("tmpfs"), &base, "tmpfs", &["size=1m".to_string()]).unwrap();
+            let file = std::fs::File::create(base.join("held")).unwrap();
+            let holder = std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(hold_ms));
+                drop(file);
+            });
+            assert_eq!(umount(&base).unwrap_err().raw_os_error(), Some(libc::EBUSY));
+            if patient {
+                umount_patiently(&base).unwrap();
+            } else {
+                assert!(umount_patiently(&base).is_err());
+                release(&base);
+            }
+            assert!(!is_mounted(&base), "{} still mounted", base.display());
+            // Not mounted is not an error.
+            umount_patiently(&base).unwrap();
+            holder.join().unwrap();
+            std::fs::remove_dir(&base).unwrap();
+        }
     }
 
     #[test]
