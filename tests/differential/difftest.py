@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """difftest.py -- flint against the reference tools, on the same inputs.
 
-    difftest.py butane   [--generated N] [--seed S] [--jobs J] [--out DIR] [--generated-only]
+    difftest.py butane   [--generated N] [--seed S] [--jobs J] [--out DIR] [--generated-only] [--variants]
     difftest.py validate [--generated N] ...
     difftest.py files    [--generated N] ...     (root; runs the reference files stage)
     difftest.py storage  [--generated N] ...     (root; loop devices; see storage.py)
@@ -46,6 +46,8 @@ import gen_files  # noqa: E402
 ORACLES = os.environ.get("ORACLES", os.path.join(os.path.dirname(REPO), "..", "shared", "oracles"))
 if not os.path.isdir(ORACLES):
     ORACLES = "/work/shared/oracles"
+# --variants: generated Butane documents in every variant (set by main).
+VARIANTS = False
 FLINT_BIN = os.environ.get("FLINT_BIN", os.path.join(REPO, "target", "debug"))
 sys.path.insert(0, os.path.join(REPO, "conformance", "files"))
 import manifest as MANIFEST_MOD  # noqa: E402
@@ -113,9 +115,10 @@ def butane_inputs(n, seed):
                     yield {"name": sub.replace("/", "-") + "-" + f + ("-strict" if strict else ""),
                            "input": read(p), "args": strict + ["-d", "files"], "files": files}
     g = gen_config.Gen(seed)
+    variants = gen_config.Gen(seed * 7919 + 13) if VARIANTS else None
     files = {"files/" + k: v for k, v in gen_config.BUTANE_FILES.items()}
     for i in range(n):
-        text = gen_config.butane_text(g)
+        text = gen_config.butane_text(g, variants)
         args = []
         if g.p(0.5):
             args.append("--strict")
@@ -434,7 +437,11 @@ def main():
     ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "difftest-out"))
     ap.add_argument("--corpora-only", action="store_true")
     ap.add_argument("--generated-only", action="store_true", help="skip the corpora (long campaigns in chunks)")
+    ap.add_argument("--variants", action="store_true",
+                    help="butane: a quarter of the generated documents in other variants, with their sugar")
     a = ap.parse_args()
+    global VARIANTS
+    VARIANTS = a.variants
     if a.tool == "storage":
         import storage
         return storage.main(a)

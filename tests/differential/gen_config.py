@@ -490,8 +490,86 @@ class Yaml:
         return pad + self.scalar(v, indent, key)
 
 
-def butane_text(g):
+# Other variants than Flatcar, each version upstream ships, and the sugar only they have.
+VARIANT_VERSIONS = {
+    "fcos": ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0", "1.5.0", "1.6.0", "1.7.0", "1.8.0-experimental"],
+    "openshift": ["4.%d.0" % m for m in range(8, 23)] + ["4.23.0-experimental"],
+    "r4e": ["1.0.0", "1.1.0", "1.2.0-experimental"],
+    "fiot": ["1.0.0", "1.1.0-experimental"],
+    "flatcar": ["1.2.0-experimental"],
+}
+LAYOUTS = ["x86_64", "aarch64", "ppc64le", "s390x-eckd", "s390x-zfcp", "s390x-virt", "X86_64", "arm", ""]
+GRUB_HASH = "grub.pbkdf2.sha512.10000." + "A" * 128 + "." + "B" * 128
+
+
+def variant_sugar(v, c):
+    """Moves the config `c` to another variant and version (drawn from the generator `v`, its
+    own random stream so that a seed's Flatcar inputs stay as they were) and adds that
+    variant's sugar: boot_device (layouts, LUKS with TPM2/Tang/CEX, mirrors), grub users,
+    OpenShift's metadata and openshift section."""
+    variant = v.pick(sorted(VARIANT_VERSIONS))
+    if v.p(0.6):
+        # The base generator is hostile enough that most of its documents fail before any
+        # sugar is translated: often keep only a plain file and unit beside the sugar.
+        c = {}
+        if v.p(0.5):
+            c["storage"] = {"files": [{"path": "/etc/hostname", "contents": {"inline": "h"}}]}
+        if v.p(0.3):
+            c["systemd"] = {"units": [{"name": "a.service", "enabled": True,
+                                       "contents": "[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"}]}
+    c["variant"] = variant
+    c["version"] = v.pick(VARIANT_VERSIONS[variant])
+    if v.p(0.5):
+        bd = {}
+        v.maybe(bd, "layout", lambda: v.pick(LAYOUTS), 0.5)
+        if v.p(0.6):
+            luks = {}
+            v.maybe(luks, "tpm2", lambda: v.p(0.7), 0.5)
+            v.maybe(luks, "tang", lambda: [{k: x for k, x in [
+                ("url", v.pick(TANG)), ("thumbprint", v.pick(["abc", ""])),
+                ("advertisement", v.pick(['{"payload": "x"}', "nope"]))] if k == "url" or v.p(0.4)}
+                for _ in range(v.r.randint(0, 2))], 0.4)
+            v.maybe(luks, "threshold", lambda: v.pick([1, 2, 3, 0, -1]), 0.3)
+            v.maybe(luks, "discard", lambda: v.p(0.5), 0.3)
+            v.maybe(luks, "device", lambda: v.pick(["/dev/dasda", "/dev/sda", "", "rel"]), 0.2)
+            v.maybe(luks, "cex", lambda: {"enabled": v.p(0.7)}, 0.2)
+            bd["luks"] = luks
+        if v.p(0.4):
+            bd["mirror"] = {"devices": [v.pick(["/dev/sda", "/dev/sdb", "/dev/vda", "", "/dev/sda"])
+                                        for _ in range(v.r.randint(0, 3))]}
+        c["boot_device"] = bd
+    if v.p(0.2):
+        c["grub"] = {"users": [{k: x for k, x in [
+            ("name", v.pick(["root", "admin", "", "root"])),
+            ("password_hash", v.pick([GRUB_HASH, "", "plain"]))] if k == "name" or v.p(0.8)}
+            for _ in range(v.r.randint(0, 2))]}
+    if variant == "openshift" or v.p(0.05):
+        if v.p(0.9):
+            md = {}
+            v.maybe(md, "name", lambda: v.pick(["99-worker-x", "", "a b"]), 0.9)
+            v.maybe(md, "labels", lambda: {v.pick(["machineconfiguration.openshift.io/role", "x"]):
+                                          v.pick(["worker", "master", ""])}, 0.8)
+            c["metadata"] = md
+        if v.p(0.6):
+            os_ = {}
+            v.maybe(os_, "kernel_type", lambda: v.pick(["default", "realtime", "64k-pages", "rt", ""]), 0.3)
+            v.maybe(os_, "kernel_arguments", lambda: [v.pick(KARGS) for _ in range(v.r.randint(0, 2))], 0.3)
+            v.maybe(os_, "extensions", lambda: [v.pick(["usbguard", "kernel-devel", "", "x"])
+                                                for _ in range(v.r.randint(0, 2))], 0.3)
+            v.maybe(os_, "fips", lambda: v.p(0.5), 0.3)
+            c["openshift"] = os_
+    if v.p(0.1):
+        c["kernel_arguments"] = {k: [v.pick(KARGS) for _ in range(v.r.randint(0, 2))]
+                                 for k in ["should_exist", "should_not_exist"] if v.p(0.6)}
+    return c
+
+
+def butane_text(g, variants=None):
+    """A Butane document from `g`; with `variants` (a second generator), a quarter of them
+    are moved to another variant with its sugar."""
     c = g.butane()
+    if variants is not None and variants.p(0.25):
+        c = variant_sugar(variants, c)
     y = Yaml(g.r)
     text = y.dump(c) + g.pick(["\n", "\n", "", "\n\n", "\n---\nvariant: x\n", "\n# end\n"])
     if g.p(0.01):
