@@ -322,10 +322,14 @@ pub fn run(
     owners: &Owners,
     apply: bool,
     first_run: bool,
+    skip: &HashSet<JsonPath>,
 ) -> Result<Vec<Action>, EntryError> {
     use rayon::prelude::*;
     same_place(cfg, root)?;
-    let order = ordered(cfg, root, first_run);
+    let mut order = ordered(cfg, root, first_run);
+    if !skip.is_empty() {
+        order.retain(|(_, entry, _)| !skip.contains(entry));
+    }
     let index = |entry: &JsonPath| match entry.segs().last() {
         Some(crate::tree::Seg::Index(i)) => *i,
         _ => 0,
@@ -395,9 +399,7 @@ pub fn run(
                 None => plan_file(cfg, idx, &entry, fetched, &r.host, owners, first_run)
                     .map_err(fail)?,
             },
-            _ => {
-                plan_link(cfg, idx, &r.host, &r.inner, root, owners, &planned_dirs).map_err(fail)?
-            }
+            _ => plan_link(cfg, idx, &r.host, root, owners, &planned_dirs).map_err(fail)?,
         };
         if let Some(c) = change {
             if matches!(&c, Change::Symlink { target, .. } if target.starts_with('/')) {
@@ -586,7 +588,6 @@ fn plan_link(
     cfg: &Config,
     i: usize,
     host: &Path,
-    inner: &str,
     root: &Root,
     owners: &Owners,
     planned: &HashSet<String>,
@@ -596,13 +597,12 @@ fn plan_link(
     let target = l.target.clone().unwrap_or_default();
     let (kind, meta) = observe(host);
     if l.hard == Some(true) {
-        let t = root.resolve(&crate::ignition::validate::paths::clean(
-            &if target.starts_with('/') {
-                target.clone()
-            } else {
-                format!("{inner}/../{target}")
-            },
-        ))?;
+        // A hard link's target is a path in the root even when it is relative (upstream
+        // joins it to the root, `..` stopping there): unlike a symbolic link's, it is not
+        // read from the link's directory.
+        let t = root.resolve(&crate::ignition::validate::paths::clean(&format!(
+            "/{target}"
+        )))?;
         let tmeta = match std::fs::symlink_metadata(&t.host) {
             Ok(m) => m,
             // Not there yet, but an earlier entry creates it (when planning).

@@ -19,6 +19,7 @@ use crate::ignition::Config;
 use crate::tree::JsonPath;
 use acquire::{Places, Source};
 use resources::Fetched;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -431,7 +432,10 @@ pub fn files_stage(
     }
     let notated = mounts::notated_dirs(state_dir);
     // Each change with whether it replaced or removed what was at its path.
-    let plan = |apply: bool, first_run: bool| -> Result<Vec<(Planned, bool)>, StageError> {
+    let plan = |apply: bool,
+                first_run: bool,
+                skip: &HashSet<JsonPath>|
+     -> Result<Vec<(Planned, bool)>, StageError> {
         // Homes are asked for as upstream asks, on a first run; a later run, and the check
         // after this one, converge (a directory of the config may have replaced a home).
         let mut out: Vec<(Planned, bool)> = passwd::run(config, &r, apply, first_run, &notated)
@@ -456,7 +460,7 @@ pub fn files_stage(
         // Names are looked up after users and groups exist (or would, when planning).
         let owners = owners::Owners::read(root).with_planned(config);
         let mut actions =
-            files::run(config, fetched, &r, &owners, apply, first_run).map_err(fail)?;
+            files::run(config, fetched, &r, &owners, apply, first_run, skip).map_err(fail)?;
         actions.extend(files::run_units(config, &r, apply, first_run).map_err(fail)?);
         out.extend(actions.into_iter().map(|a| {
             let replaces = a.replaces();
@@ -472,18 +476,19 @@ pub fn files_stage(
     };
     // A later run plans first (the files on all cores, see files::run) and stops there when
     // nothing is to change; otherwise, or if planning alone fails, it applies as usual.
-    let done = match (apply && !first_run).then(|| plan(false, false)) {
+    let none = HashSet::new();
+    let done = match (apply && !first_run).then(|| plan(false, false, &none)) {
         Some(Ok(p)) if p.is_empty() => return Ok(Vec::new()),
         Some(_) => {
             r.forget();
-            plan(true, false)?
+            plan(true, false, &none)?
         }
-        None => plan(apply, first_run)?,
+        None => plan(apply, first_run, &none)?,
     };
     // Nothing done, nothing to check again.
     if apply && !done.is_empty() {
         r.forget();
-        let left = plan(false, false)?;
+        let left = plan(false, false, &overridden_by_units(&done))?;
         if let Some((a, _)) = left.iter().find(|(l, _)| !displaced(&done, l)) {
             return Err(StageError {
                 stage: Stage::Files,
@@ -496,6 +501,23 @@ pub fn files_stage(
         }
     }
     Ok(done.into_iter().map(|(p, _)| p).collect())
+}
+
+/// Storage entries whose path the systemd section changed after them on this run, as
+/// upstream's order has it (units come after files): a preset file the preset lines were
+/// appended to, a unit path a mask replaced by the link to /dev/null, the /dev/null link an
+/// unmask removed. Such an entry is not as its config says once the run is done, by the
+/// config's own later word, so the check after apply leaves it out.
+fn overridden_by_units(done: &[(Planned, bool)]) -> HashSet<JsonPath> {
+    let in_section = |p: &Planned, key: &str| matches!(p.entry.segs().first(), Some(crate::tree::Seg::Key(k)) if k == key);
+    let by_units: HashSet<&str> = (done.iter())
+        .filter(|(d, _)| in_section(d, "systemd"))
+        .map(|(d, _)| d.path.as_str())
+        .collect();
+    (done.iter())
+        .filter(|(d, _)| in_section(d, "storage") && by_units.contains(d.path.as_str()))
+        .map(|(d, _)| d.entry.clone())
+        .collect()
 }
 
 /// Whether a change left after apply belongs to an entry that another change displaced, as
