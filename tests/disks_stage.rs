@@ -286,9 +286,17 @@ fn every_row_of_the_partition_decision_table() {
             present: true,
             want: Ok(Some((40960, 51199, "other"))),
         },
+        // Start and size left out with wipePartitionEntry are where upstream's pretend run
+        // puts the partition (the whole free disk once it is gone): made again there.
+        Row {
+            name: "present, unsized, wipe",
+            part: r#"{"number":1,"label":"old","wipePartitionEntry":true}"#,
+            present: true,
+            want: Ok(Some((2048, 131038, "old"))),
+        },
         Row {
             name: "present, matches, wipe",
-            part: r#"{"number":1,"label":"old","wipePartitionEntry":true}"#,
+            part: r#"{"number":1,"label":"old","startMiB":1,"sizeMiB":10,"wipePartitionEntry":true}"#,
             present: true,
             want: Ok(old),
         },

@@ -64,6 +64,8 @@ SCENARIOS = [
         {"number": 3, "shouldExist": False}]}]}),
     ("wipe-entry-recreate", BASE3, {"disks": [{"device": "$D", "partitions": [
         {"number": 2, "sizeMiB": 4, "label": "TWO", "wipePartitionEntry": True}]}]}),
+    ("wipe-entry-unsized-moves", BASE3, {"disks": [{"device": "$D", "partitions": [
+        {"number": 5, "sizeMiB": 2}, {"number": 2, "label": "TWO", "wipePartitionEntry": True}]}]}),
     ("mismatch-no-wipe-entry", BASE3, {"disks": [{"device": "$D", "partitions": [
         {"number": 2, "sizeMiB": 4, "label": "TWO"}]}]}),
     ("number0-appends", BASE3, {"disks": [{"device": "$D", "partitions": [

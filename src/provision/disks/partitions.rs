@@ -563,9 +563,10 @@ fn plan_on(
     Ok(Plan { actions, result })
 }
 
-/// Upstream resolves `start`/`size` of 0, and unspecified ones of existing partitions, by
-/// pretending to delete every listed partition and create them again in order; `start 0` and
-/// `size 0` then take the places that pretend run gave them.
+/// Upstream resolves `start`/`size` of 0, and unspecified ones, by pretending to delete every
+/// listed partition and create them again in order (an existing partition without
+/// wipePartitionEntry at its own start and size); a numbered partition's, and `start 0` and
+/// `size 0` of any, then take the places that pretend run gave them.
 fn resolve_defaults(
     wants: &mut [Want],
     layout: &Layout,
@@ -609,11 +610,14 @@ fn resolve_defaults(
             guid: String::new(),
             label: String::new(),
         });
-        if w.start == Some(0) {
-            w.start = Some(s);
+        // A numbered partition's start and size, 0 or left out, are where the pretend run
+        // put it: an existing one listed with wipePartitionEntry (left out here above) is
+        // compared with that place, and made again there when it is elsewhere.
+        if w.number > 0 || w.start == Some(0) {
+            w.start = w.start.filter(|s| *s != 0).or(Some(s));
         }
-        if w.size == Some(0) {
-            w.size = Some(n);
+        if w.number > 0 || w.size == Some(0) {
+            w.size = w.size.filter(|s| *s != 0).or(Some(n));
         }
     }
     Ok(())

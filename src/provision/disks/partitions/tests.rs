@@ -298,10 +298,33 @@ fn unspecified_start_keeps_the_existing_unless_wiping_entries() {
             .actions
             .is_empty()
     );
-    // With wipePartitionEntry the start is free and nothing else differs: kept as well.
+    // With wipePartitionEntry the start is where upstream's pretend run puts it (the start
+    // of the largest free block once the partition is gone), as the reference does: made
+    // again at 1 MiB. The label, left out, is empty again.
     let mut p = part(1, None, Some(10), None);
     p.wipe_partition_entry = Some(true);
-    assert!(run(&[p], false, &l).unwrap().actions.is_empty());
+    let plan = run(&[p], false, &l).unwrap();
+    let [Action::Recreate { to, .. }] = &plan.actions[..] else {
+        panic!("{:?}", plan.actions)
+    };
+    assert_eq!((to.start, to.size, to.label.as_str()), (MIB, 10 * MIB, ""));
+    // Neither start nor size: the whole largest block, found where that is (here the gap
+    // after the other partitions), as the reference recreated gen-906-121.
+    let l = with(vec![
+        slot(1, 1, 2, "C"),
+        slot(2, 3, 8, "A"),
+        slot(3, 11, 4, "A"),
+    ]);
+    let mut p = part(2, None, None, Some("A"));
+    p.wipe_partition_entry = Some(true);
+    let plan = run(&[part(5, None, Some(2), None), p], false, &l).unwrap();
+    let moved: Vec<_> = (plan.actions.iter())
+        .filter_map(|a| match a {
+            Action::Recreate { to, .. } => Some((to.number, to.start)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moved, [(2, 17 * MIB)]);
 }
 
 #[test]
