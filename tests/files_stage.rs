@@ -356,3 +356,63 @@ fn kernel_arguments_edit_the_oem_grub_cfg_once() {
         "apply: nothing to change\n"
     );
 }
+
+/// A preset file that is a link out of the root (absolute or with `..` beyond it): the preset
+/// lines go where the link leads inside the root, as on the booted system; the host's file
+/// of that name is not touched (upstream appends to it).
+#[test]
+fn the_preset_file_through_a_link_stays_in_the_root() {
+    let dir = common::TempDir::new("preset-link");
+    let outside = dir.join("outside.preset");
+    std::fs::write(&outside, "host\n").unwrap();
+    let preset_dir = dir.join("root/etc/systemd/system-preset");
+    for (link, inside) in [
+        (outside.to_string_lossy().into_owned(), outside.clone()),
+        (
+            "../../../../../../../../../../outside.preset".to_string(),
+            std::path::PathBuf::from("/outside.preset"),
+        ),
+    ] {
+        let _ = std::fs::remove_dir_all(dir.join("root"));
+        std::fs::create_dir_all(&preset_dir).unwrap();
+        std::fs::write(dir.join("root/etc/passwd"), "root:x:0:0::/root:/bin/sh\n").unwrap();
+        std::fs::write(dir.join("root/etc/group"), "root:x:0:\n").unwrap();
+        std::os::unix::fs::symlink(&link, preset_dir.join("20-ignition.preset")).unwrap();
+        std::fs::write(
+            dir.join("c.ign"),
+            r#"{"ignition":{"version":"3.3.0"},"systemd":{"units":[{"name":"b.service","enabled":true}]}}"#,
+        )
+        .unwrap();
+        let out = common::run_in(
+            &dir,
+            &common::flint(),
+            &["apply", "--root", "root", "c.ign"],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&outside).unwrap(),
+            "host\n",
+            "{link}"
+        );
+        let in_root = dir.join("root").join(inside.strip_prefix("/").unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&in_root).unwrap(),
+            "enable b.service\n",
+            "{link}"
+        );
+        // And a second run finds the line there.
+        let again = common::run_in(
+            &dir,
+            &common::flint(),
+            &["apply", "--root", "root", "c.ign"],
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&again.stdout),
+            "apply: nothing to change\n"
+        );
+    }
+}

@@ -792,10 +792,13 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
         Change::Append { data, .. } => {
             use std::io::Write;
             use std::os::unix::fs::OpenOptionsExt;
+            // The path was resolved inside the root, its last element included: a link
+            // found there now is not followed out of it.
             let mut f = std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)
                 .mode(0o644)
+                .custom_flags(libc::O_NOFOLLOW)
                 .open(&host)?;
             f.write_all(data)
         }
@@ -1040,10 +1043,14 @@ pub fn run_units(
     if entries.is_empty() {
         return Ok(actions);
     }
-    let preset = root.resolve(PRESET_PATH).map_err(|message| EntryError {
-        entry: units.clone(),
-        message,
-    })?;
+    // Through a link at the preset file's own path too, inside the root: upstream appends
+    // where the link leads on the machine it runs on, out of the root for an absolute one.
+    let preset = root
+        .resolve_through(PRESET_PATH)
+        .map_err(|message| EntryError {
+            entry: units.clone(),
+            message,
+        })?;
     let existing = std::fs::read_to_string(&preset.host).unwrap_or_default();
     let mut acts = Vec::new();
     let mut block = String::new();

@@ -157,6 +157,33 @@ impl Root {
     }
 }
 
+impl Root {
+    /// Resolves absolute path `path` inside the root, its last element too: a symbolic link
+    /// there is followed as the booted system will follow it (an absolute target from the
+    /// root), never out of it. For a file that is written through whatever stands at its
+    /// path (the preset file the preset lines are appended to).
+    pub fn resolve_through(&self, path: &str) -> Result<Resolved, String> {
+        let mut r = self.resolve(path)?;
+        for _ in 0..MAX_LINKS {
+            let Ok(target) = std::fs::read_link(&r.host) else {
+                return Ok(r);
+            };
+            let target = target.to_string_lossy();
+            let next = match target.strip_prefix('/') {
+                Some(t) => format!("/{t}"),
+                None => {
+                    let parent = r.inner.rsplit_once('/').map_or("", |(p, _)| p);
+                    format!("{parent}/{target}")
+                }
+            };
+            r = self.resolve(&crate::ignition::validate::paths::clean(&next))?;
+        }
+        Err(format!(
+            "too many levels of symbolic links resolving {path}"
+        ))
+    }
+}
+
 /// Whether `p` lies inside (or is) `root`, lexically.
 pub fn within(root: &Path, p: &Path) -> bool {
     p.starts_with(root)
