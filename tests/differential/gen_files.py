@@ -60,7 +60,10 @@ UNIT_TEMPLATE = "[Service]\nExecStart=/bin/echo %i\n[Install]\nWantedBy=multi-us
 FILE_PATHS = ["/etc/a", "/etc/a/b", "/etc/b", "/var/x", "/var/x/y", "/opt/o", "/home/alice/f",
               "/home/alice/.ssh/config", "/lnk/f", "/lnk", "/rel/f", "/abs/g", "/up/h", "/srv/s",
               "/etc/hostname", "/dir/sub/f", "/home/bob/f", "/etc/systemd/system/x.conf",
-              "/home/alice/.ssh", "/dangle/f", "/etc/ssh/sshd_config.d/10.conf"]
+              "/home/alice/.ssh", "/dangle/f", "/etc/ssh/sshd_config.d/10.conf",
+              # paths the units step changes after the storage entries
+              "/etc/systemd/system-preset/20-ignition.preset", "/etc/systemd/system/m.service",
+              "/etc/systemd/system/a.service"]
 OWNERS = [None, None, None, {"id": 1001}, {"name": "alice"}, {"name": "daemon"}, {"id": 0},
           {"id": 4242}, {"name": "staff"}, {"name": "bob"}, {"name": "root"}, {"id": 2000}]
 GOWNERS = [None, None, None, {"id": 50}, {"name": "staff"}, {"name": "daemon"}, {"name": "users"},
@@ -197,7 +200,8 @@ class FilesGen:
         if self.p(0.25):
             d["hard"] = True
             d["target"] = self.pick(["/etc/a", "/etc/b", "/etc/passwd", "/etc/hostname", "/var/x/y",
-                                     "/home/alice/f"])
+                                     "/home/alice/f", "etc/passwd", "../etc/b", "hostname",
+                                     "etc/../etc/a", "lnk/f"])
         if self.p(0.2):
             d["overwrite"] = self.p(0.5)
         if not d.get("hard"):
