@@ -1043,15 +1043,18 @@ pub fn run_units(
     if entries.is_empty() {
         return Ok(actions);
     }
-    // Through a link at the preset file's own path too, inside the root: upstream appends
-    // where the link leads on the machine it runs on, out of the root for an absolute one.
+    // Through a link at the preset file's own path too, as upstream's append follows it,
+    // but never out of the root: where upstream would append outside it (visible nowhere
+    // in the root), nothing is written.
     let preset = root
         .resolve_through(PRESET_PATH)
         .map_err(|message| EntryError {
             entry: units.clone(),
             message,
         })?;
-    let existing = std::fs::read_to_string(&preset.host).unwrap_or_default();
+    let existing = (preset.as_ref())
+        .and_then(|p| std::fs::read_to_string(&p.host).ok())
+        .unwrap_or_default();
     let mut acts = Vec::new();
     let mut block = String::new();
     for (unit, enabled) in entries {
@@ -1073,7 +1076,7 @@ pub fn run_units(
         block.push_str(&line);
         block.push('\n');
     }
-    if !block.is_empty() {
+    if let Some(preset) = preset.filter(|_| !block.is_empty()) {
         acts.extend(parents(&mut planned, &units, &preset.missing));
         acts.push(Action {
             entry: units.clone(),

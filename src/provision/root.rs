@@ -158,25 +158,30 @@ impl Root {
 }
 
 impl Root {
-    /// Resolves absolute path `path` inside the root, its last element too: a symbolic link
-    /// there is followed as the booted system will follow it (an absolute target from the
-    /// root), never out of it. For a file that is written through whatever stands at its
-    /// path (the preset file the preset lines are appended to).
-    pub fn resolve_through(&self, path: &str) -> Result<Resolved, String> {
+    /// Where a file written through whatever stands at its path (the preset file the preset
+    /// lines are appended to) ends up, its links followed as the kernel follows them from the
+    /// host, so as upstream's write goes: `Some` inside the root; `None` where that leads
+    /// out of the root (upstream writes there; flint writes nothing); an error where
+    /// upstream's open fails on the way (a directory that does not exist). Only reads.
+    pub fn resolve_through(&self, path: &str) -> Result<Option<Resolved>, String> {
         let mut r = self.resolve(path)?;
+        let top = std::fs::canonicalize(&self.dir).map_err(|e| e.to_string())?;
         for _ in 0..MAX_LINKS {
             let Ok(target) = std::fs::read_link(&r.host) else {
-                return Ok(r);
+                return Ok(Some(r));
             };
-            let target = target.to_string_lossy();
-            let next = match target.strip_prefix('/') {
-                Some(t) => format!("/{t}"),
-                None => {
-                    let parent = r.inner.rsplit_once('/').map_or("", |(p, _)| p);
-                    format!("{parent}/{target}")
-                }
+            // An absolute target replaces the whole path, as for the kernel.
+            let next = r.host.parent().unwrap_or(Path::new("/")).join(&target);
+            let (Some(dir), Some(name)) = (next.parent(), next.file_name()) else {
+                return Err(format!("open {}: is a directory", next.display()));
             };
-            r = self.resolve(&crate::ignition::validate::paths::clean(&next))?;
+            let dir =
+                std::fs::canonicalize(dir).map_err(|e| format!("open {}: {e}", next.display()))?;
+            let Ok(inside) = dir.strip_prefix(&top) else {
+                return Ok(None);
+            };
+            let inner = Path::new("/").join(inside).join(name);
+            r = self.resolve(&inner.to_string_lossy())?;
         }
         Err(format!(
             "too many levels of symbolic links resolving {path}"
