@@ -247,8 +247,13 @@ def one(name, setup, storage, size_mib, flint_bin, oracles, work):
                                    env=dict(os.environ, IGNITION=os.path.join(oracles, "flatcar", "ignition")),
                                    capture_output=True, text=True, timeout=300)
             else:
+                # A state directory of its own: the GUIDs of partitions flint made in an
+                # earlier scenario (fixed ones, from a config) would make the setup's
+                # partitions of those GUIDs "made by flint" here, under the re-run rules.
+                state = os.path.join(work, "state")
+                subprocess.run(["rm", "-rf", state])
                 p = subprocess.run([os.path.join(flint_bin, "flint"), "apply", "--stage", "disks", "--root", root,
-                                    "--state-dir", os.path.join(work, "state"), cfg],
+                                    "--state-dir", state, cfg],
                                    env=dict(os.environ, FLINT_DEVICE_TIMEOUT="5"), capture_output=True, text=True,
                                    timeout=300)
             lay = layout(dev, fixed) if p.returncode == 0 else {}
