@@ -404,3 +404,65 @@ fn the_preset_file_through_a_link_out_of_the_root_is_not_written() {
         assert_eq!(manifest(&dir.join("root")), before, "{link}");
     }
 }
+
+/// flint's own files in /etc (the run record, the in-progress mark) follow /etc as the root
+/// sees it, never out of the root: with /etc an absolute link, the record lands where that
+/// link leads inside the root (where upstream writes it); a link standing at the mark's name
+/// is neither followed nor removed.
+#[test]
+fn the_run_record_and_mark_stay_in_the_root() {
+    let dir = common::TempDir::new("record-link");
+    let outside = dir.join("outside/etc");
+    std::fs::create_dir_all(&outside).unwrap();
+    let root = dir.join("root");
+    let inner_etc = root.join(outside.strip_prefix("/").unwrap());
+    std::fs::create_dir_all(&inner_etc).unwrap();
+    std::fs::write(inner_etc.join("passwd"), "root:x:0:0::/root:/bin/sh\n").unwrap();
+    std::fs::write(inner_etc.join("group"), "root:x:0:\n").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("etc")).unwrap();
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/srv/x","contents":{"source":"data:,new"}}]}}"#,
+    )
+    .unwrap();
+    let apply = || {
+        common::run_in(
+            &dir,
+            &common::flint(),
+            &["apply", "--root", "root", "c.ign"],
+        )
+    };
+    let out = apply();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "written out of the root"
+    );
+    assert!(inner_etc.join(".ignition-result.json").is_file());
+    assert!(!inner_etc.join(".flint-files-in-progress").exists());
+
+    // A dangling link at the mark's name: nothing made where it points, the link kept.
+    std::fs::remove_file(inner_etc.join(".ignition-result.json")).unwrap();
+    std::fs::remove_file(root.join("srv/x")).unwrap();
+    let mark = inner_etc.join(".flint-files-in-progress");
+    let target = dir.join("outside/made-by-mark");
+    std::os::unix::fs::symlink(&target, &mark).unwrap();
+    let out = apply();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!target.exists(), "the mark followed its link");
+    assert!(
+        std::fs::symlink_metadata(&mark)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}

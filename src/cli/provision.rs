@@ -339,8 +339,7 @@ fn run_stage(
         }
         Stage::Files => {
             let actions = provision::files_stage(acq, &opts.root, &opts.state_dir, apply)?;
-            let record = opts.root.join("etc/.ignition-result.json");
-            if apply && (!actions.is_empty() || !record.exists()) {
+            if apply && (!actions.is_empty() || !provision::has_record(&opts.root)) {
                 provision::write_result(&opts.root, acq.user_provided).map_err(|e| {
                     provision::StageError {
                         stage: Stage::Files,

@@ -422,13 +422,22 @@ pub fn files_stage(
     // Upstream's files stage meets existing files as it finds them on every run; flint does
     // so on the first run, and leaves what is already as desired on later runs (the result
     // record tells which). The check after apply plans as a later run.
-    let first_run =
-        !root.join("etc/.ignition-result.json").exists() && !root.join(IN_PROGRESS).exists();
+    let first_run = !has_record(root) && !etc_file(root, IN_PROGRESS).is_some_and(|m| is_mark(&m));
     // A run that fails half-way leaves this behind: the next run finishes the job rather
     // than failing on what the first one wrote (removed with the result record written).
-    if apply && first_run {
-        let _ = std::fs::create_dir_all(root.join("etc"))
-            .and_then(|_| std::fs::write(root.join(IN_PROGRESS), b""));
+    if apply
+        && first_run
+        && let Some(mark) = etc_file(root, IN_PROGRESS)
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Best effort, and never through a link standing at its name.
+        let _ = mark.parent().map(std::fs::create_dir_all);
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&mark);
     }
     let notated = mounts::notated_dirs(state_dir);
     // Each change with whether it replaced or removed what was at its path.
@@ -608,8 +617,30 @@ pub fn kargs_stage(
     }
 }
 
-/// Marks a root whose files stage started but did not finish (see `files_stage`).
-pub const IN_PROGRESS: &str = "etc/.flint-files-in-progress";
+/// Marks a root whose files stage started but did not finish (see `files_stage`), in /etc.
+pub const IN_PROGRESS: &str = ".flint-files-in-progress";
+/// The record of a run, in /etc, as upstream names it.
+const RECORD: &str = ".ignition-result.json";
+
+/// flint's own file `name` in the root's /etc, found as the root sees /etc: through a link
+/// there inside the root, never out of it (upstream writes its record there too). `None`
+/// where /etc is no directory.
+fn etc_file(root: &Path, name: &str) -> Option<PathBuf> {
+    root::Root::new(root.to_path_buf())
+        .resolve(&format!("/etc/{name}"))
+        .ok()
+        .map(|r| r.host)
+}
+
+/// Whether `p` is flint's in-progress mark: a regular file (a link of that name is not).
+fn is_mark(p: &Path) -> bool {
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())
+}
+
+/// Whether the root holds the record of a run (whatever stands at its name, not followed).
+pub fn has_record(root: &Path) -> bool {
+    etc_file(root, RECORD).is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
+}
 
 /// The record of the run left in the root, as upstream's /etc/.ignition-result.json; the
 /// in-progress mark goes.
@@ -622,16 +653,15 @@ pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<
         "provisioningDate": rfc3339_now(),
         "userConfigProvided": user_config_provided,
     });
-    let etc = root.join("etc");
-    std::fs::create_dir_all(&etc)?;
-    write_atomic(
-        &etc.join(".ignition-result.json"),
-        record.to_string().as_bytes(),
-        0o600,
-    )?;
-    match std::fs::remove_file(root.join(IN_PROGRESS)) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
+    let path = etc_file(root, RECORD)
+        .ok_or_else(|| std::io::Error::other("/etc in the root is not a directory"))?;
+    if let Some(etc) = path.parent() {
+        std::fs::create_dir_all(etc)?;
+    }
+    write_atomic(&path, record.to_string().as_bytes(), 0o600)?;
+    match etc_file(root, IN_PROGRESS).filter(|m| is_mark(m)) {
+        Some(mark) => std::fs::remove_file(mark),
+        None => Ok(()),
     }
 }
 
