@@ -792,8 +792,8 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
         Change::Append { data, .. } => {
             use std::io::Write;
             use std::os::unix::fs::OpenOptionsExt;
-            // The path was resolved inside the root, its last element included: a link
-            // found there now is not followed out of it.
+            // What stands at the path was planned for (a regular file, or the preset file
+            // reached inside the root): a link found there now is not followed.
             let mut f = std::fs::OpenOptions::new()
                 .append(true)
                 .create(true)

@@ -422,12 +422,13 @@ pub fn files_stage(
     // Upstream's files stage meets existing files as it finds them on every run; flint does
     // so on the first run, and leaves what is already as desired on later runs (the result
     // record tells which). The check after apply plans as a later run.
-    let first_run = !has_record(root) && !etc_file(root, IN_PROGRESS).is_some_and(|m| is_mark(&m));
+    let mark = etc_file(root, IN_PROGRESS);
+    let first_run = !has_record(root) && !mark.as_deref().is_some_and(is_mark);
     // A run that fails half-way leaves this behind: the next run finishes the job rather
     // than failing on what the first one wrote (removed with the result record written).
     if apply
         && first_run
-        && let Some(mark) = etc_file(root, IN_PROGRESS)
+        && let Some(mark) = mark
     {
         use std::os::unix::fs::OpenOptionsExt;
         // Best effort, and never through a link standing at its name.

@@ -155,9 +155,7 @@ impl Root {
             missing,
         })
     }
-}
 
-impl Root {
     /// Where a file written through whatever stands at its path (the preset file the preset
     /// lines are appended to) ends up, its links followed as the kernel follows them from the
     /// host, so as upstream's write goes: `Some` inside the root; `None` where that leads
