@@ -466,3 +466,100 @@ fn the_run_record_and_mark_stay_in_the_root() {
             .is_symlink()
     );
 }
+
+/// SSH keys and the account databases never lead out of the root. A keys file that is a
+/// link out of the root (absolute, or climbing with `..`): upstream writes the keys where it
+/// leads on the machine it runs on, as the user (wherever that user may write), which shows
+/// nowhere in the root; flint writes nothing and succeeds. An `/etc/passwd` that is a link
+/// out of the root is read as a chrooted useradd reads it: inside the root, so the host's
+/// entries are never used (here: no user `eve`, so the run fails).
+#[test]
+fn ssh_keys_and_account_files_never_lead_out_of_the_root() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::TempDir::new("keys-link");
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o777)).unwrap();
+    // The user may reach `outside`: the scratch directory is the test's own.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let keys = outside.join("keys");
+    let climbing = format!("{}{}", "../".repeat(40), keys.to_string_lossy());
+    let base = |root: &Path| {
+        let _ = std::fs::remove_dir_all(root);
+        std::fs::create_dir_all(root.join("etc")).unwrap();
+        std::fs::write(
+            root.join("etc/passwd"),
+            "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("etc/group"), "root:x:0:\nalice:x:1001:\n").unwrap();
+        let fragment = root.join("home/alice/.ssh/authorized_keys.d");
+        std::fs::create_dir_all(&fragment).unwrap();
+        for d in [
+            "home/alice",
+            "home/alice/.ssh",
+            "home/alice/.ssh/authorized_keys.d",
+        ] {
+            std::os::unix::fs::chown(root.join(d), Some(1001), Some(1001)).unwrap();
+        }
+        fragment.join("ignition")
+    };
+    std::fs::write(
+        dir.join("keys.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"passwd":{"users":[{"name":"alice","sshAuthorizedKeys":["ssh-ed25519 AAAA a"]}]}}"#,
+    )
+    .unwrap();
+    let root = dir.join("root");
+    for link in [keys.to_string_lossy().into_owned(), climbing] {
+        let at = base(&root);
+        std::os::unix::fs::symlink(&link, &at).unwrap();
+        let before = manifest(&root);
+        let out = common::run_in(
+            &dir,
+            &common::flint(),
+            &["apply", "--root", "root", "keys.ign"],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !keys.exists(),
+            "keys written out of the root through {link}"
+        );
+        let after = manifest(&root);
+        let changed: Vec<&str> = after
+            .lines()
+            .filter(|l| !before.contains(l) && !l.contains(".ignition-result.json"))
+            .collect();
+        assert!(changed.is_empty(), "{link}: {changed:?}");
+    }
+
+    // The host's account database beside the root, with a user the root does not have.
+    std::fs::write(
+        outside.join("passwd"),
+        "root:x:0:0::/root:/bin/sh\neve:x:1002:1002::/home/eve:/bin/sh\n",
+    )
+    .unwrap();
+    base(&root);
+    std::fs::remove_file(root.join("etc/passwd")).unwrap();
+    std::os::unix::fs::symlink(outside.join("passwd"), root.join("etc/passwd")).unwrap();
+    std::fs::write(
+        dir.join("owner.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/srv/f","contents":{"source":"data:,x"},"user":{"name":"eve"}}]}}"#,
+    )
+    .unwrap();
+    let out = common::run_in(
+        &dir,
+        &common::flint(),
+        &["apply", "--root", "root", "owner.ign"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("eve"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!root.join("srv/f").exists());
+}

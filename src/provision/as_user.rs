@@ -60,16 +60,35 @@ pub fn write_file(uid: u32, gid: u32, file: &Path, data: &[u8]) -> Result<()> {
         if let Some(dir) = file.parent() {
             mkdir_all(dir)?;
         }
+        // The caller followed whatever link stood there (inside the root only): one put there
+        // since is not followed.
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&file)?;
         f.write_all(&data)
     })
     .join()
     .map_err(|_| Error::other("the thread writing as the user panicked"))?
+}
+
+/// Whether user `uid`:`gid` may open the existing file `file` for writing (it is opened,
+/// neither created nor truncated, and closed).
+pub fn can_write(uid: u32, gid: u32, file: &Path) -> Result<()> {
+    let file = file.to_path_buf();
+    std::thread::spawn(move || -> Result<()> {
+        become_user(uid, gid)?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&file)
+            .map(drop)
+    })
+    .join()
+    .map_err(|_| Error::other("the thread opening as the user panicked"))?
 }
 
 #[cfg(test)]

@@ -468,7 +468,7 @@ pub fn files_stage(
         // useradd may have moved a home directory.
         r.forget();
         // Names are looked up after users and groups exist (or would, when planning).
-        let owners = owners::Owners::read(root).with_planned(config);
+        let owners = owners::Owners::read(&r).with_planned(config);
         let mut actions =
             files::run(config, fetched, &r, &owners, apply, first_run, skip).map_err(fail)?;
         actions.extend(files::run_units(config, &r, apply, first_run).map_err(fail)?);

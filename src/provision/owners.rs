@@ -1,8 +1,8 @@
 //! User and group names resolved in the TARGET root's /etc/passwd and /etc/group, never the
 //! host's.
 
+use super::root::Root;
 use std::collections::HashMap;
-use std::path::Path;
 
 #[derive(Debug, Default, Clone)]
 pub struct Owners {
@@ -10,8 +10,8 @@ pub struct Owners {
     groups: HashMap<String, u32>,
 }
 
-fn read_db(path: &Path, id_field: usize) -> HashMap<String, u32> {
-    std::fs::read_to_string(path)
+fn read_db(root: &Root, path: &str, id_field: usize) -> HashMap<String, u32> {
+    root.read_inside(path)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| {
@@ -22,11 +22,12 @@ fn read_db(path: &Path, id_field: usize) -> HashMap<String, u32> {
 }
 
 impl Owners {
-    /// Reads the databases of the root at `root`.
-    pub fn read(root: &Path) -> Owners {
+    /// Reads the databases of `root`, as a program chrooted into it would (so a link at
+    /// `/etc/passwd` never shows the host's).
+    pub fn read(root: &Root) -> Owners {
         Owners {
-            users: read_db(&root.join("etc/passwd"), 2),
-            groups: read_db(&root.join("etc/group"), 2),
+            users: read_db(root, "/etc/passwd", 2),
+            groups: read_db(root, "/etc/group", 2),
         }
     }
 

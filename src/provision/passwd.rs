@@ -7,7 +7,7 @@ use super::owners::Owners;
 use super::root::Root;
 use crate::ignition::types::{Config, PasswdGroup, PasswdUser};
 use crate::tree::JsonPath;
-use std::path::Path;
+use std::os::unix::fs::OpenOptionsExt;
 use std::process::Command;
 
 /// One change to the users and groups.
@@ -102,38 +102,40 @@ fn user_args(u: &PasswdUser, existing: bool) -> Vec<String> {
 }
 
 /// The fields of the line for `name` in the colon-separated database `file` of the root.
-fn db_line(root: &Path, file: &str, name: &str) -> Option<Vec<String>> {
-    std::fs::read_to_string(root.join(file))
+fn db_line(root: &Root, file: &str, name: &str) -> Option<Vec<String>> {
+    root.read_inside(file)
         .ok()?
         .lines()
         .map(|l| l.split(':').map(str::to_string).collect::<Vec<_>>())
         .find(|f| f.first().map(String::as_str) == Some(name))
 }
 
-fn passwd_entry(root: &Path, name: &str) -> Option<Vec<String>> {
-    db_line(root, "etc/passwd", name)
+fn passwd_entry(root: &Root, name: &str) -> Option<Vec<String>> {
+    db_line(root, "/etc/passwd", name)
 }
 
 /// Field `idx` of the line for `name` in database `file` of the root.
-fn db_field(root: &Path, file: &str, name: &str, idx: usize) -> Option<String> {
+fn db_field(root: &Root, file: &str, name: &str, idx: usize) -> Option<String> {
     db_line(root, file, name)?.get(idx).cloned()
 }
 
 /// Plans (and with `apply`, makes) the changes to users and groups. `notated`: mount points
 /// the mount stage created; those in a user's home become the user's (0700).
 ///
-/// `homes`: whether to check that users' homes exist, as upstream finds out right after
-/// making the users. Not in the look taken after a run, nor on a later run: an entry of the
-/// config may have replaced a home (a directory with `overwrite`), as upstream's run does.
+/// `first_run`: whether to check what upstream's run finds out on the way: that users'
+/// homes exist right after making the users, and (when planning) that the shadow tools and
+/// the keys file's write will not be refused. Not in the look taken after a run, nor on a
+/// later run: an entry of the config may have replaced a home or `.ssh` (a directory with
+/// `overwrite`, a file), as upstream's run does.
 pub fn run(
     cfg: &Config,
     root: &Root,
     apply: bool,
-    homes: bool,
+    first_run: bool,
     notated: &[String],
 ) -> Result<Vec<Change>, EntryError> {
     let mut out = Vec::new();
-    let owners = Owners::read(&root.dir);
+    let owners = Owners::read(root);
     let groups = JsonPath::root().key("passwd").key("groups");
     for (i, g) in cfg.passwd.groups.iter().enumerate() {
         let exists = owners.gid(&g.name).is_ok();
@@ -155,7 +157,7 @@ pub fn run(
                     .as_ref()
                     .filter(|h| !h.is_empty())
                     .is_some_and(|h| {
-                        db_field(&root.dir, "etc/gshadow", &g.name, 1).as_ref() != Some(h)
+                        db_field(root, "/etc/gshadow", &g.name, 1).as_ref() != Some(h)
                     });
                 (gid_differs || hash_differs).then(|| {
                     (
@@ -184,7 +186,7 @@ pub fn run(
     let users = JsonPath::root().key("passwd").key("users");
     for (i, u) in cfg.passwd.users.iter().enumerate() {
         let entry = users.index(i);
-        let existing = passwd_entry(&root.dir, &u.name);
+        let existing = passwd_entry(root, &u.name);
         let change = match (u.should_exist, &existing) {
             (Some(false), Some(_)) => Some((
                 "userdel",
@@ -206,14 +208,14 @@ pub fn run(
                     owners.gid(g).map(|id| id.to_string()).ok().as_ref() != f.get(3)
                 });
                 let hash_differs = hash_of(u).is_some_and(|h| {
-                    db_field(&root.dir, "etc/shadow", &u.name, 1).as_ref() != Some(&h)
+                    db_field(root, "/etc/shadow", &u.name, 1).as_ref() != Some(&h)
                 });
                 // --groups sets the supplementary groups: exactly these, no others.
                 let groups_differ = !u.groups.is_empty() && {
                     let mut want: Vec<&str> = u.groups.iter().map(String::as_str).collect();
                     want.sort();
                     want.dedup();
-                    member_of(&root.dir, &u.name) != want
+                    member_of(root, &u.name) != want
                 };
                 let needs = differs(4, &u.gecos)
                     || differs(5, &u.home_dir)
@@ -242,13 +244,19 @@ pub fn run(
         }
         let want = keys_text(&u.ssh_authorized_keys);
         let place = keys_place(root, &u.name);
-        let current = (place.as_ref())
-            .and_then(|(_, host)| host.as_ref())
-            .and_then(|h| std::fs::read_to_string(h).ok());
         if u.should_exist != Some(false)
             && !u.ssh_authorized_keys.is_empty()
-            && current.as_deref() != Some(want.as_str())
+            && keys_need_writing(root, &u.name, place.as_ref().map(|p| &p.1), &want)
         {
+            if !apply
+                && first_run
+                && let Some((_, target)) = &place
+            {
+                keys_writable(root, &u.name, target).map_err(|message| EntryError {
+                    entry: entry.key("sshAuthorizedKeys"),
+                    message,
+                })?;
+            }
             out.push(Change {
                 entry: entry.key("sshAuthorizedKeys"),
                 what: format!(
@@ -261,6 +269,9 @@ pub fn run(
                 path: place.map(|(inner, _)| inner),
             });
         }
+    }
+    if !apply && first_run {
+        refused_databases(root, &out)?;
     }
     if apply {
         for c in &out {
@@ -296,7 +307,7 @@ pub fn run(
             })?;
         }
     }
-    if homes {
+    if first_run {
         homes_exist(cfg, root, &out, apply)?;
     }
     Ok(out)
@@ -311,7 +322,7 @@ fn hand_over(cfg: &Config, root: &Root, user: &str, notated: &[String]) -> Resul
     if u.no_create_home == Some(true) || u.should_exist == Some(false) || notated.is_empty() {
         return Ok(());
     }
-    let Some(f) = passwd_entry(&root.dir, user) else {
+    let Some(f) = passwd_entry(root, user) else {
         return Ok(());
     };
     let id = |i: usize| f.get(i).and_then(|v| v.parse::<u32>().ok());
@@ -352,14 +363,14 @@ fn homes_exist(
         let entry = users.index(i);
         // A home the plan moves (usermod --move-home) is not there yet.
         let moved = given(&u.home_dir)
-            .is_some_and(|h| passwd_entry(&root.dir, &u.name).is_some_and(|f| f.get(5) != Some(h)))
+            .is_some_and(|h| passwd_entry(root, &u.name).is_some_and(|f| f.get(5) != Some(h)))
             && changes
                 .iter()
                 .any(|c| c.entry == entry && c.command.is_some());
         let keys = changes
             .iter()
             .any(|c| c.entry == entry.key("sshAuthorizedKeys"));
-        let Some(f) = passwd_entry(&root.dir, &u.name) else {
+        let Some(f) = passwd_entry(root, &u.name) else {
             if !apply && keys && u.no_create_home == Some(true) {
                 return Err(EntryError {
                     entry: entry.key("sshAuthorizedKeys"),
@@ -382,9 +393,36 @@ fn homes_exist(
     Ok(())
 }
 
+/// What the plan can tell of the shadow tools before they run: they open the databases
+/// they change with O_NOFOLLOW, so a link at the root's `/etc/passwd` (for a user tool) or
+/// `/etc/group` (for a group tool) makes them fail ("cannot open /etc/passwd"), wherever the
+/// link leads.
+fn refused_databases(root: &Root, changes: &[Change]) -> Result<(), EntryError> {
+    for c in changes {
+        let Some((tool, _)) = &c.command else {
+            continue;
+        };
+        let db = if tool.starts_with("group") {
+            "/etc/group"
+        } else {
+            "/etc/passwd"
+        };
+        let link = root
+            .resolve(db)
+            .is_ok_and(|r| r.host.symlink_metadata().is_ok_and(|m| m.is_symlink()));
+        if link {
+            return Err(EntryError {
+                entry: c.entry.clone(),
+                message: format!("{tool} would fail: it cannot open {db}, a symbolic link"),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The groups (sorted) whose member list in the root's /etc/group names `user`.
-fn member_of(root: &Path, user: &str) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_to_string(root.join("etc/group"))
+fn member_of(root: &Root, user: &str) -> Vec<String> {
+    let mut v: Vec<String> = (root.read_inside("/etc/group"))
         .unwrap_or_default()
         .lines()
         .filter_map(|l| {
@@ -421,14 +459,78 @@ fn keys_file() -> &'static str {
 }
 
 /// Where `user`'s keys go, if the user exists: the path inside the root (the home's links
-/// resolved as far as they resolve), and the host path when it resolves.
-fn keys_place(root: &Root, user: &str) -> Option<(String, Option<std::path::PathBuf>)> {
-    let f = passwd_entry(&root.dir, user)?;
+/// resolved as far as they resolve), and the file the write lands in
+/// ([`keys_target`]).
+fn keys_place(root: &Root, user: &str) -> Option<(String, KeysTarget)> {
+    let f = passwd_entry(root, user)?;
     let p = format!("{}/{}", f.get(5)?, keys_file());
-    Some(match root.resolve(&p) {
-        Ok(r) => (r.inner, Some(r.host)),
-        Err(_) => (p, None),
-    })
+    let inner = root.resolve(&p).map_or(p.clone(), |r| r.inner);
+    Some((inner, keys_target(root, &p)))
+}
+
+/// The file a write of the keys file at inner path `p` lands in: `Ok(None)` when a link at
+/// the keys file leads out of the root. Upstream opens the file as the host sees it and so
+/// writes through such a link out of the root (as the user, wherever the user may write);
+/// flint writes nothing there, which leaves the root as upstream leaves it. Links that stay
+/// in the root are followed as upstream follows them; an error where upstream's open fails
+/// on the way (a link into a directory that does not exist).
+type KeysTarget = Result<Option<std::path::PathBuf>, String>;
+
+fn keys_target(root: &Root, p: &str) -> KeysTarget {
+    let r = root.resolve_through(p)?;
+    r.map(|r| std::path::absolute(&r.host).map_err(|e| e.to_string()))
+        .transpose()
+}
+
+/// Whether the keys file has to be written: not when it leads out of the root (nothing is
+/// written there), nor when it already holds `want` and the user could write it (upstream
+/// writes it again as the user, and fails where the user may not: the same failure here).
+fn keys_need_writing(root: &Root, user: &str, target: Option<&KeysTarget>, want: &str) -> bool {
+    let host = match target {
+        Some(Ok(Some(h))) => h,
+        Some(Ok(None)) => return false,
+        None | Some(Err(_)) => return true,
+    };
+    let current = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(host)
+        .and_then(std::io::read_to_string);
+    if current.ok().as_deref() != Some(want) {
+        return true;
+    }
+    let Some((uid, gid)) = passwd_entry(root, user).and_then(|f| ids(&f).ok()) else {
+        return true;
+    };
+    super::as_user::can_write(uid, gid, host).is_err()
+}
+
+/// What a plan can tell of the write of the keys file before it happens, for a user who
+/// exists: the way to it fails, or the file is there and the user may not write it.
+fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), String> {
+    let host = match target {
+        Ok(Some(h)) => h,
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(e.clone()),
+    };
+    let Some((uid, gid)) = passwd_entry(root, user).and_then(|f| ids(&f).ok()) else {
+        return Ok(());
+    };
+    if std::fs::symlink_metadata(host).is_err() {
+        return Ok(());
+    }
+    super::as_user::can_write(uid, gid, host)
+        .map_err(|e| format!("opening {} as user {uid}: {e}", host.display()))
+}
+
+/// The uid and gid of a passwd entry.
+fn ids(f: &[String]) -> Result<(u32, u32), String> {
+    let id = |i: usize| -> Result<u32, String> {
+        f.get(i)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| "bad passwd entry".to_string())
+    };
+    Ok((id(2)?, id(3)?))
 }
 
 /// Writes the keys file as the user does (upstream switches to the user's uid and gid for
@@ -436,20 +538,12 @@ fn keys_place(root: &Root, user: &str) -> Option<(String, Option<std::path::Path
 /// as they are, the file is opened 0600 and truncated. So a home the user cannot write to
 /// (or that does not exist, `noCreateHome`) fails with "permission denied", as upstream.
 fn write_keys(root: &Root, user: &str, keys: &[String]) -> Result<(), String> {
-    let f =
-        passwd_entry(&root.dir, user).ok_or_else(|| format!("no user {user} to give keys to"))?;
-    let id = |i: usize| -> Result<u32, String> {
-        f.get(i)
-            .and_then(|v| v.parse().ok())
-            .ok_or_else(|| "bad passwd entry".to_string())
-    };
-    let (uid, gid) = (id(2)?, id(3)?);
+    let f = passwd_entry(root, user).ok_or_else(|| format!("no user {user} to give keys to"))?;
+    let (uid, gid) = ids(&f)?;
     let home = f.get(5).cloned().unwrap_or_default();
-    let file = root
-        .resolve(&format!("{home}/{}", keys_file()))
-        .map_err(|e| e.to_string())?
-        .host;
-    let file = std::path::absolute(&file).map_err(|e| e.to_string())?;
+    let Some(file) = keys_target(root, &format!("{home}/{}", keys_file()))? else {
+        return Ok(());
+    };
     let text = keys_text(keys);
     super::as_user::write_file(uid, gid, &file, text.as_bytes())
         .map_err(|e| format!("writing {}: {e}", file.display()))

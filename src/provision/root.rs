@@ -3,6 +3,7 @@
 //! root, and nothing ever resolves outside it.
 
 use std::collections::HashSet;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -156,6 +157,43 @@ impl Root {
         })
     }
 
+    /// [`Root::resolve`] with the last element followed too, as a program chrooted into the
+    /// root opens a file (useradd and groupadd with `--root`, upstream's lookups of owner
+    /// names): every link, absolute or climbing, stays inside the root.
+    pub fn resolve_fully(&self, path: &str) -> Result<Resolved, String> {
+        let mut path = path.to_string();
+        for _ in 0..MAX_LINKS {
+            let r = self.resolve(&path)?;
+            let Ok(target) = std::fs::read_link(&r.host) else {
+                return Ok(r);
+            };
+            let target = target.to_string_lossy();
+            path = if target.starts_with('/') {
+                target.into_owned()
+            } else {
+                let dir = r.inner.rsplit_once('/').map_or("", |(d, _)| d);
+                format!("{dir}/{target}")
+            };
+        }
+        Err(format!(
+            "too many levels of symbolic links resolving {path}"
+        ))
+    }
+
+    /// The text of the file at inner path `path`, read as a chrooted program reads it
+    /// ([`Root::resolve_fully`]); the root's own account databases are read this way, so a
+    /// link at `/etc/passwd` never shows the host's.
+    pub fn read_inside(&self, path: &str) -> std::io::Result<String> {
+        let r = self.resolve_fully(path).map_err(std::io::Error::other)?;
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&r.host)?;
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut f, &mut s)?;
+        Ok(s)
+    }
+
     /// Where a file written through whatever stands at its path (the preset file the preset
     /// lines are appended to) ends up, its links followed as the kernel follows them from the
     /// host, so as upstream's write goes: `Some` inside the root; `None` where that leads
@@ -237,6 +275,32 @@ mod tests {
         assert_eq!(r.resolve("/etc/real/g").unwrap().inner, "/etc/moved/g");
         let deep = r.resolve("/a/b/c").unwrap();
         assert_eq!(deep.missing, vec!["/a".to_string(), "/a/b".to_string()]);
+        // Followed to the end, the last element too, and never out of the root.
+        std::fs::write(d.join("etc/moved/db"), "inside\n").unwrap();
+        std::os::unix::fs::symlink("/etc/moved/db", d.join("etc/abs-db")).unwrap();
+        std::os::unix::fs::symlink("../../../../../etc/moved/db", d.join("etc/up-db")).unwrap();
+        std::os::unix::fs::symlink("real/db", d.join("etc/rel-db")).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", d.join("etc/host-db")).unwrap();
+        for l in ["abs-db", "up-db", "rel-db"] {
+            assert_eq!(
+                r.read_inside(&format!("/etc/{l}")).unwrap(),
+                "inside\n",
+                "{l}"
+            );
+        }
+        assert_eq!(
+            r.resolve_fully("/etc/host-db").unwrap().inner,
+            "/etc/hostname"
+        );
+        assert!(
+            r.read_inside("/etc/host-db").is_err(),
+            "not the host's /etc/hostname"
+        );
+        assert!(
+            r.resolve_fully("/etc/loop1")
+                .unwrap_err()
+                .contains("too many levels")
+        );
         std::fs::remove_dir_all(&d).unwrap();
     }
 }
