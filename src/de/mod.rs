@@ -11,6 +11,10 @@ use crate::yaml::resolve::{Resolved, resolve, resolve_bool};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use std::cell::RefCell;
 use std::collections::HashMap;
+
+/// The maps of a struct's fields are made for each object decoded, and hashed for each key:
+/// SipHash's cost showed in translating thousands of files.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::fmt;
 
 /// Decides whether key `key` exists on struct `ty` (the Rust type name) in the document's
@@ -615,9 +619,9 @@ impl<'de> NodeDe<'_, '_, '_> {
         let mut access = Map {
             entries,
             fields: Vec::new(),
-            first_of_field: HashMap::new(),
-            last_of_field: HashMap::new(),
-            last_reported_key: HashMap::new(),
+            first_of_field: FastMap::default(),
+            last_of_field: FastMap::default(),
+            last_reported_key: FastMap::default(),
             next: 0,
             ty,
             st: self.st,
@@ -714,10 +718,10 @@ struct Map<'a, 'p, 'g> {
     /// The field each entry fills.
     fields: Vec<&'a str>,
     /// Where each field's first and last entries are.
-    first_of_field: HashMap<&'a str, usize>,
-    last_of_field: HashMap<&'a str, usize>,
+    first_of_field: FastMap<&'a str, usize>,
+    last_of_field: FastMap<&'a str, usize>,
     /// Where each key text last appears among the reported entries.
-    last_reported_key: HashMap<&'a str, usize>,
+    last_reported_key: FastMap<&'a str, usize>,
     next: usize,
     /// The struct's name and its fields' names, when reading a struct.
     ty: Option<(&'static str, &'static [&'static str])>,

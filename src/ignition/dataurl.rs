@@ -105,31 +105,49 @@ fn percent_encode_into(out: &mut String, data: &[u8]) {
 /// Gzip at best compression with the header Go writes (no name, mtime 0, XFL 2, OS unknown),
 /// so that output matches the upstream tools wherever the deflate streams agree.
 pub fn gzip_best(data: &[u8]) -> Vec<u8> {
-    use flate2::{Compress, Compression, FlushCompress, Status};
     use std::cell::RefCell;
+    use zlib_rs::{Deflate, DeflateConfig, DeflateFlush, Status};
     thread_local! {
         // One deflater per window size, reset between inputs: setting one up allocates and
         // clears a few hundred KiB, which dominated translating thousands of small files.
-        static DEFLATERS: RefCell<[Option<Compress>; 7]> = const { RefCell::new([const { None }; 7]) };
+        static DEFLATERS: RefCell<[Option<Deflate>; 7]> = const { RefCell::new([const { None }; 7]) };
     }
     // A window no larger than the input compresses it the same and is cheaper to reset.
     let bits = (usize::BITS - data.len().max(1).leading_zeros()).clamp(9, 15) as u8;
-    let mut out = Vec::with_capacity(data.len() / 2 + 64);
+    let mut out: Vec<u8> = Vec::with_capacity(data.len() / 2 + 64);
     DEFLATERS.with_borrow_mut(|cache| {
-        // zlib's own gzip wrapper: it checksums the input as it reads it, instead of a
-        // second pass over it.
-        let d = cache[usize::from(bits - 9)]
-            .get_or_insert_with(|| Compress::new_gzip(Compression::best(), bits));
+        // zlib's own gzip wrapper (window bits + 16): it checksums the input as it reads it,
+        // instead of a second pass over it. `mem_level` sizes only the buffer of symbols
+        // (1 << (mem_level + 6) of them; the hash table is fixed): one at least twice the
+        // input never fills before the end, so the blocks, and the bytes, are those of the
+        // default level 8, while each block's start clears a few KiB instead of 48.
+        let d = cache[usize::from(bits - 9)].get_or_insert_with(|| {
+            Deflate::new_with_config(DeflateConfig {
+                level: 9,
+                window_bits: i32::from(bits) + 16,
+                mem_level: (i32::from(bits) - 5).min(8),
+                ..DeflateConfig::default()
+            })
+        });
         d.reset();
         loop {
             let consumed = d.total_in() as usize;
+            let before = d.total_out();
             out.reserve(data.len() / 2 + 64);
             // Compressing into memory has no failure mode but a full buffer, handled by
             // looping with more room.
-            match d.compress_vec(&data[consumed..], &mut out, FlushCompress::Finish) {
+            let status = d.compress_uninit(
+                &data[consumed..],
+                out.spare_capacity_mut(),
+                DeflateFlush::Finish,
+            );
+            let written = (d.total_out() - before) as usize;
+            // SAFETY: the deflater initialised the `written` bytes after the old length.
+            unsafe { out.set_len(out.len() + written) };
+            match status {
                 Ok(Status::StreamEnd) => break,
                 Ok(_) => continue,
-                Err(e) => unreachable!("in-memory deflate failed: {e}"),
+                Err(e) => unreachable!("in-memory deflate failed: {e:?}"),
             }
         }
     });
@@ -161,10 +179,30 @@ fn gzip_lower_bound(data: &[u8]) -> usize {
         seen[usize::from(b)] = true;
     }
     let d = seen.iter().filter(|&&s| s).count();
-    static BITS: std::sync::OnceLock<[u32; 257]> = std::sync::OnceLock::new();
-    let bits = BITS.get_or_init(deflate_bits_at_least)[d];
-    18 + (bits as usize).div_ceil(8)
+    18 + usize::from(DEFLATE_BITS_AT_LEAST[d]).div_ceil(8)
 }
+
+/// [`deflate_bits_at_least`] for 0 to 256 distinct literals, worked out once here (a test
+/// checks it): working it out at run time took longer than translating a small config.
+#[rustfmt::skip]
+const DEFLATE_BITS_AT_LEAST: [u16; 257] = [
+    9, 17, 25, 33, 40, 44, 48, 52, 57, 62, 67, 72, 77, 82, 87, 92, 98, 104, 109, 115, 121, 127,
+    133, 139, 145, 151, 157, 163, 169, 176, 182, 188, 195, 201, 208, 213, 219, 225, 230, 236,
+    242, 248, 254, 260, 266, 272, 278, 284, 290, 296, 302, 308, 314, 320, 327, 333, 339, 346,
+    352, 357, 363, 369, 375, 381, 387, 393, 399, 405, 411, 417, 423, 429, 435, 441, 447, 453,
+    459, 465, 472, 478, 484, 490, 496, 502, 508, 514, 520, 526, 532, 538, 544, 550, 556, 562,
+    568, 574, 580, 586, 592, 598, 604, 610, 617, 623, 629, 635, 641, 647, 653, 659, 665, 671,
+    677, 683, 689, 695, 701, 707, 713, 719, 725, 731, 737, 743, 749, 756, 762, 768, 774, 780,
+    786, 792, 798, 804, 810, 816, 822, 828, 834, 840, 846, 852, 858, 864, 870, 876, 882, 888,
+    895, 901, 907, 913, 919, 925, 931, 937, 943, 949, 955, 961, 967, 973, 979, 985, 991, 997,
+    1003, 1009, 1015, 1021, 1027, 1033, 1040, 1046, 1052, 1058, 1064, 1070, 1076, 1082, 1088,
+    1094, 1100, 1106, 1112, 1118, 1124, 1130, 1136, 1142, 1148, 1154, 1160, 1166, 1172, 1179,
+    1185, 1191, 1197, 1203, 1209, 1215, 1221, 1227, 1233, 1239, 1245, 1251, 1257, 1263, 1269,
+    1275, 1281, 1287, 1293, 1299, 1305, 1311, 1318, 1324, 1330, 1336, 1342, 1348, 1354, 1360,
+    1366, 1372, 1378, 1384, 1390, 1396, 1402, 1408, 1414, 1420, 1426, 1432, 1438, 1444, 1450,
+    1457, 1463, 1469, 1475, 1481, 1487, 1493, 1499, 1505, 1511, 1517, 1523, 1529, 1535, 1541,
+    1547
+];
 
 /// Bits no deflate stream holding `d` distinct literals can be below, for each `d`. A block
 /// with fixed codes spends 3 bits on its header, 7 on its end and 8 or more on a literal (a
@@ -173,6 +211,7 @@ fn gzip_lower_bound(data: &[u8]) -> usize {
 /// the `m` symbols it uses (its literals and its end) `m * log2(m)` bits at least between
 /// them (Kraft's inequality). The literals may be spread over blocks of both kinds: the
 /// bound is the least over every way of spreading them.
+#[cfg(test)]
 fn deflate_bits_at_least() -> [u32; 257] {
     // Own codes: r literals over k blocks, at best evenly.
     let own: Vec<f64> = (0..=256usize)
@@ -245,6 +284,12 @@ mod encode_tests {
 
     /// The bound is one: no input compresses below it (short inputs of few and of many
     /// distinct bytes, runs, text), and for the empty input it is the smallest stream.
+    #[test]
+    fn the_table_of_bounds_is_the_one_worked_out() {
+        let worked: Vec<u16> = deflate_bits_at_least().iter().map(|&b| b as u16).collect();
+        assert_eq!(worked, DEFLATE_BITS_AT_LEAST);
+    }
+
     #[test]
     fn no_gzip_stream_is_below_the_lower_bound() {
         assert_eq!(gzip_lower_bound(b""), 20);
@@ -347,6 +392,14 @@ mod encode_tests {
                     .collect(),
             };
             inputs.push(data);
+        }
+        // At the edges of each window size, where the buffer of symbols is the smallest for
+        // the input (random bytes: a symbol for each byte).
+        for k in 9..=15 {
+            for len in [(1usize << k) - 1, 1 << k] {
+                inputs.push((0..len).map(|_| next() as u8).collect());
+                inputs.push(words.concat().bytes().cycle().take(len).collect());
+            }
         }
         for data in &inputs {
             assert_eq!(
