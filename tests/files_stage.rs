@@ -85,7 +85,7 @@ fn plan_fails_where_apply_would() {
         );
         assert_eq!(out.status.code(), Some(1), "{name}: plan did not fail");
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("error: files stage failed at $."),
+            String::from_utf8_lossy(&out.stderr).contains("error: files stage failed"),
             "{name}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
@@ -562,4 +562,65 @@ fn ssh_keys_and_account_files_never_lead_out_of_the_root() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!root.join("srv/f").exists());
+}
+
+/// The record of an earlier run is kept in the new one as `previousReport`, as upstream
+/// keeps it (laid out as Go's MarshalIndent); one that is no JSON fails the run, as it fails
+/// upstream's, but here before anything is written (plan fails too).
+#[test]
+fn an_earlier_record_is_kept_and_a_broken_one_fails_first() {
+    let dir = common::TempDir::new("record-previous");
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(root.join("etc/passwd"), "root:x:0:0::/root:/bin/sh\n").unwrap();
+    std::fs::write(root.join("etc/group"), "root:x:0:\n").unwrap();
+    let record = root.join("etc/.ignition-result.json");
+    std::fs::write(
+        &record,
+        r#"{"provisioningBootID":"old","provisioningDate":"2020-01-01T00:00:00Z","userConfigProvided":true,"n":1.0}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/srv/x","contents":{"source":"data:,a"}}]}}"#,
+    )
+    .unwrap();
+    let run =
+        |verb: &str| common::run_in(&dir, &common::flint(), &[verb, "--root", "root", "c.ign"]);
+    let out = run("apply");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        text.starts_with("{\n  \"provisioningBootID\": \""),
+        "{text}"
+    );
+    assert!(text.ends_with("}\n"), "{text}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["previousReport"],
+        serde_json::json!({"provisioningBootID":"old","provisioningDate":"2020-01-01T00:00:00Z","userConfigProvided":true,"n":1})
+    );
+    assert!(
+        text.contains("\"n\": 1,\n"),
+        "a whole number as Go writes it: {text}"
+    );
+
+    std::fs::remove_file(root.join("srv/x")).unwrap();
+    std::fs::write(&record, "not json\n").unwrap();
+    let before = manifest(&root);
+    for verb in ["plan", "apply"] {
+        let out = run(verb);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{verb}: {err}");
+        assert!(
+            err.contains("couldn't unmarshal previous report"),
+            "{verb}: {err}"
+        );
+        assert_eq!(manifest(&root), before, "{verb} wrote");
+        assert_eq!(std::fs::read_to_string(&record).unwrap(), "not json\n");
+    }
 }

@@ -666,7 +666,7 @@ fn cli_platform_flag_hook_result_record_and_packet_phone_home() {
         "packet-cli"
     );
     let record = std::fs::read_to_string(root.join("etc/.ignition-result.json")).unwrap();
-    assert!(record.contains(r#""userConfigProvided":true"#), "{record}");
+    assert!(record.contains(r#""userConfigProvided": true"#), "{record}");
     let events = posted.lock().unwrap().clone();
     // One event per stage run, in order.
     let stages: Vec<&str> = events
@@ -729,7 +729,10 @@ fn cli_platform_flag_hook_result_record_and_packet_phone_home() {
         String::from_utf8_lossy(&out.stderr)
     );
     let record = std::fs::read_to_string(root2.join("etc/.ignition-result.json")).unwrap();
-    assert!(record.contains(r#""userConfigProvided":false"#), "{record}");
+    assert!(
+        record.contains(r#""userConfigProvided": false"#),
+        "{record}"
+    );
 
     let out = flint_cmd(&dir)
         .args(["plan", "--platform", "nonesuch"])

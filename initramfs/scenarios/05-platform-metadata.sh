@@ -51,6 +51,6 @@ scenario_verify() {
   check "the guest read the user data with the token" grep -q '^GET /2019-10-01/user-data token=ok$' "$dir/imds.log"
   check "mount the ext4 image" ro_mount "$dir/vda.img" 0 "$m" || return 1
   check "/etc/from-imds holds the config's text" [ "$(cat "$m/etc/from-imds" 2>/dev/null)" = "configured by IMDSv2" ]
-  check "the result record says a user config was provided" grep -q '"userConfigProvided":true' "$m/etc/.ignition-result.json"
+  check "the result record says a user config was provided" grep -q '"userConfigProvided": true' "$m/etc/.ignition-result.json"
   checks_ok
 }

@@ -17,7 +17,7 @@ flint apply --config-source auto --root /run/root 2>/run/err >/run/out || { cat 
 cat /run/err /run/out
 grep -q 'platform qemu' /run/err
 grep -q 'no user config' /run/err
-grep -q '"userConfigProvided":false' /run/root/etc/.ignition-result.json
+grep -q '"userConfigProvided": false' /run/root/etc/.ignition-result.json
 [ -z "$(flint plan --config-source auto --root /run/root 2>/dev/null)" ]
 flint apply --config-source auto --root /run/root 2>/dev/null | grep -qx 'apply: nothing to change'
 echo "NO-CONFIG-OK"

@@ -424,6 +424,13 @@ pub fn files_stage(
     // record tells which). The check after apply plans as a later run.
     let mark = etc_file(root, IN_PROGRESS);
     let first_run = !has_record(root) && !mark.as_deref().is_some_and(is_mark);
+    // Upstream's run ends by reading the record of an earlier run into its own, and fails
+    // on one it cannot read: flint fails on it before touching anything.
+    previous_record(root).map_err(|message| StageError {
+        stage: Stage::Files,
+        path: None,
+        message,
+    })?;
     // A run that fails half-way leaves this behind: the next run finishes the job rather
     // than failing on what the first one wrote (removed with the result record written).
     if apply
@@ -643,23 +650,70 @@ pub fn has_record(root: &Path) -> bool {
     etc_file(root, RECORD).is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
 }
 
-/// The record of the run left in the root, as upstream's /etc/.ignition-result.json; the
-/// in-progress mark goes.
+/// The record an earlier run left, as upstream reads it into the new one: `None` where
+/// there is none (or its link leads nowhere), an error where it is there but no JSON (or
+/// cannot be read). Read as the root sees it, never through a link out of the root.
+fn previous_record(root: &Path) -> Result<Option<serde_json::Value>, String> {
+    let r = root::Root::new(root.to_path_buf());
+    let text = match r.read_inside(&format!("/etc/{RECORD}")) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("reading previous report: {e}")),
+    };
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("couldn't unmarshal previous report output: {e}"))?;
+    Ok(Some(go_numbers(value)))
+}
+
+/// `v` with its whole numbers written as Go writes them after reading them into a float
+/// (`1.0` and `1e3` as `1`, `1000`).
+fn go_numbers(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
+            _ => Value::Number(n),
+        },
+        Value::Array(a) => Value::Array(a.into_iter().map(go_numbers).collect()),
+        Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, go_numbers(v))).collect()),
+        other => other,
+    }
+}
+
+/// What the record holds, in upstream's order.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    #[serde(rename = "provisioningBootID")]
+    provisioning_boot_id: String,
+    provisioning_date: String,
+    user_config_provided: bool,
+    /// The earlier run's record (upstream leaves out a `null` one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    previous_report: Option<serde_json::Value>,
+}
+
+/// The record of the run left in the root, as upstream's /etc/.ignition-result.json (the
+/// record of an earlier run kept in it as `previousReport`, laid out as Go's MarshalIndent);
+/// the in-progress mark goes.
 pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<()> {
     let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
-    let record = serde_json::json!({
-        "provisioningBootID": boot_id,
-        "provisioningDate": rfc3339_now(),
-        "userConfigProvided": user_config_provided,
-    });
+    let record = Record {
+        provisioning_boot_id: boot_id,
+        provisioning_date: rfc3339_now(),
+        user_config_provided,
+        previous_report: previous_record(root)
+            .map_err(std::io::Error::other)?
+            .filter(|v| !v.is_null()),
+    };
     let path = etc_file(root, RECORD)
         .ok_or_else(|| std::io::Error::other("/etc in the root is not a directory"))?;
     if let Some(etc) = path.parent() {
         std::fs::create_dir_all(etc)?;
     }
-    write_atomic(&path, record.to_string().as_bytes(), 0o600)?;
+    write_atomic(&path, &crate::json::write::to_vec(&record, true), 0o600)?;
     match etc_file(root, IN_PROGRESS).filter(|m| is_mark(m)) {
         Some(mark) => std::fs::remove_file(mark),
         None => Ok(()),
