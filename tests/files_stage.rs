@@ -624,3 +624,54 @@ fn an_earlier_record_is_kept_and_a_broken_one_fails_first() {
         assert_eq!(std::fs::read_to_string(&record).unwrap(), "not json\n");
     }
 }
+
+/// What stands at flint's temporary names (`.NAME.flint-tmp`) in the root and is not a file
+/// (a link, also one out of the root; a directory) belongs to the root: it is neither
+/// followed, nor removed, nor in the way (upstream has no such names, and writes the files).
+#[test]
+fn entries_at_the_temporary_names_are_left_alone() {
+    let dir = common::TempDir::new("temp-names");
+    let outside = dir.join("outside");
+    std::fs::write(&outside, "host\n").unwrap();
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::create_dir_all(root.join("srv/.y.flint-tmp")).unwrap();
+    std::fs::write(root.join("etc/passwd"), "root:x:0:0::/root:/bin/sh\n").unwrap();
+    std::fs::write(root.join("etc/group"), "root:x:0:\n").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("srv/.x.flint-tmp")).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("etc/..ignition-result.json.flint-tmp"))
+        .unwrap();
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/srv/x","contents":{"source":"data:,x"}},{"path":"/srv/y","contents":{"source":"data:,y"}}]}}"#,
+    )
+    .unwrap();
+    let out = common::run_in(
+        &dir,
+        &common::flint(),
+        &["apply", "--root", "root", "c.ign"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "host\n");
+    assert_eq!(std::fs::read_to_string(root.join("srv/x")).unwrap(), "x");
+    assert_eq!(std::fs::read_to_string(root.join("srv/y")).unwrap(), "y");
+    assert!(root.join("srv/.y.flint-tmp").is_dir());
+    for l in ["srv/.x.flint-tmp", "etc/..ignition-result.json.flint-tmp"] {
+        let m = std::fs::symlink_metadata(root.join(l)).unwrap();
+        assert!(m.file_type().is_symlink(), "{l}");
+    }
+    let mut names: Vec<String> = std::fs::read_dir(root.join("srv"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [".x.flint-tmp", ".y.flint-tmp", "x", "y"],
+        "nothing left behind"
+    );
+}

@@ -719,19 +719,10 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
             gid,
             replace,
         } => {
-            let tmp = super::temp_path(&host);
             // A leftover of an interrupted run is simply overwritten.
+            let (tmp, mut f) = super::open_temp(&host, 0o600)?;
             let staged = (|| {
-                use std::os::unix::fs::OpenOptionsExt;
-                // Owner and mode through the open file, not the path: fewer lookups, and
-                // a link planted at the temporary name is refused, not followed.
-                let mut f = std::fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(true)
-                    .mode(0o600)
-                    .custom_flags(libc::O_NOFOLLOW)
-                    .open(&tmp)?;
+                // Owner and mode through the open file, not the path: fewer lookups.
                 data.write_to(&mut f)?;
                 std::os::unix::fs::fchown(&f, Some(*uid), Some(*gid))?;
                 // After the owner: chown clears the set-id bits.

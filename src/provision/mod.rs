@@ -110,9 +110,13 @@ fn fail(path: Option<JsonPath>, message: impl Into<String>) -> StageError {
     }
 }
 
-/// The temporary file a write of `path` goes through before its rename. One name per target:
-/// a run killed mid-write leaves at most this file, and the next run replaces it.
-pub fn temp_path(path: &Path) -> PathBuf {
+/// The temporary file a write of `path` goes through before its rename, opened for writing
+/// (mode `mode`, less the umask, when made). One name per target, `.NAME.flint-tmp`: a run
+/// killed mid-write leaves at most this file, and the next run overwrites it. Whatever else
+/// stands at that name (a link, a directory: the root's own, as upstream has no such names)
+/// is left alone, and a name of this run's own is taken beside it.
+pub fn open_temp(path: &Path, mode: u32) -> std::io::Result<(PathBuf, std::fs::File)> {
+    use std::os::unix::fs::OpenOptionsExt;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -121,20 +125,39 @@ pub fn temp_path(path: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    dir.join(format!(".{name}.flint-tmp"))
+    let usual = dir.join(format!(".{name}.flint-tmp"));
+    let ours = std::fs::symlink_metadata(&usual).map_or(true, |m| m.is_file());
+    if ours {
+        // Never through a link put there since the look.
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(mode)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&usual)?;
+        return Ok((usual, f));
+    }
+    let mut n = 0u32;
+    loop {
+        let tmp = dir.join(format!(".{name}.flint-tmp.{}.{n}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Writes `bytes` to `path` atomically (a temporary file in the same directory, renamed).
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let tmp = temp_path(path);
-    let _ = std::fs::remove_file(&tmp);
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .open(&tmp)?;
+    let (tmp, mut f) = open_temp(path, mode)?;
     let r = f.write_all(bytes).and_then(|_| f.sync_all());
     if let Err(e) = r {
         let _ = std::fs::remove_file(&tmp);
