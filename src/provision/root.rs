@@ -1,6 +1,8 @@
 //! Paths inside the target root, resolved as if chrooted into it: symlinks are followed on
 //! every element but the last, absolute link targets and `..` are taken relative to the
-//! root, and nothing ever resolves outside it.
+//! root, and nothing ever resolves outside it. As upstream, `..` is taken by the text of the
+//! path (and of each link target joined to its link's directory), not by where the links
+//! before it lead.
 
 use std::collections::HashSet;
 use std::os::unix::fs::OpenOptionsExt;
@@ -82,11 +84,8 @@ impl Root {
         if let Some(r) = self.resolve_known(path) {
             return Ok(r);
         }
-        let mut parts: Vec<String> = path
-            .split('/')
-            .filter(|p| !p.is_empty() && *p != ".")
-            .map(str::to_string)
-            .collect();
+        // `..` in the path as written is taken by its text first, as upstream cleans paths.
+        let mut parts = clean(Vec::new(), path);
         let Some(last) = parts.pop() else {
             return Err("the root itself cannot be an entry".into());
         };
@@ -128,11 +127,10 @@ impl Root {
                     if target.starts_with('/') {
                         done.clear();
                     }
-                    let mut spliced: Vec<String> = target
-                        .split('/')
-                        .filter(|p| !p.is_empty())
-                        .map(str::to_string)
-                        .collect();
+                    // The target joined to the link's directory and cleaned by its text, as
+                    // upstream does (`hl/..` is the link's own directory, wherever `hl`
+                    // leads), then resolved from the top (its elements may be links too).
+                    let mut spliced = clean(std::mem::take(&mut done), &target);
                     spliced.extend(todo.drain(..));
                     todo = spliced.into();
                 }
@@ -225,6 +223,21 @@ impl Root {
     }
 }
 
+/// `base` (path elements from the top) followed by the elements of `path`, `.` dropped and
+/// each `..` taking away the element before it (none above the top).
+fn clean(mut base: Vec<String>, path: &str) -> Vec<String> {
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                base.pop();
+            }
+            _ => base.push(p.to_string()),
+        }
+    }
+    base
+}
+
 /// Whether `p` lies inside (or is) `root`, lexically.
 pub fn within(root: &Path, p: &Path) -> bool {
     p.starts_with(root)
@@ -275,6 +288,12 @@ mod tests {
         assert_eq!(r.resolve("/etc/real/g").unwrap().inner, "/etc/moved/g");
         let deep = r.resolve("/a/b/c").unwrap();
         assert_eq!(deep.missing, vec!["/a".to_string(), "/a/b".to_string()]);
+        // `..` in a link's target is taken by its text, before the links it climbs over.
+        std::fs::create_dir_all(d.join("srv/deep/er")).unwrap();
+        std::os::unix::fs::symlink("deep/er", d.join("srv/rel")).unwrap();
+        std::os::unix::fs::symlink("rel/../z", d.join("srv/up")).unwrap();
+        assert_eq!(r.resolve("/srv/up/f").unwrap().inner, "/srv/z/f");
+        assert_eq!(r.resolve("/srv/rel/../f").unwrap().inner, "/srv/f");
         // Followed to the end, the last element too, and never out of the root.
         std::fs::write(d.join("etc/moved/db"), "inside\n").unwrap();
         std::os::unix::fs::symlink("/etc/moved/db", d.join("etc/abs-db")).unwrap();
