@@ -103,7 +103,12 @@ class FilesGen:
             sh.append(f"mkdir -p {parent} && printf %s {shlex.quote(data)} > {f} && chmod {mode} {f} && chown {own} {f}")
         links = [("lnk", "etc"), ("lnk", "/etc"), ("rel", "var"), ("abs", "/opt"), ("up", "../../.."),
                  ("dangle", "/nowhere"), ("etc/l", "a"), ("home/alice/.ssh", "/srv"),
-                 ("var/x", "../opt"), ("dir", "/etc/a")]
+                 ("var/x", "../opt"), ("dir", "/etc/a"),
+                 # A keys file through a link inside the root; `..` climbing over a link in a
+                 # target (by its text); a record of an earlier run that leads nowhere.
+                 ("home/alice/.ssh/authorized_keys.d/ignition", "../../../../srv/keys"),
+                 ("etc/back", "l/.."), ("srv/up", "../var/x/.."),
+                 ("etc/.ignition-result.json", "/nowhere-record")]
         for name, target in self.r.sample(links, self.r.randint(0, 3)):
             parent = name.rsplit("/", 1)[0] if "/" in name else "."
             sh.append(f"mkdir -p {parent} && rm -rf {name} && ln -s {shlex.quote(target)} {name}")
