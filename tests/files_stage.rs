@@ -675,3 +675,61 @@ fn entries_at_the_temporary_names_are_left_alone() {
         "nothing left behind"
     );
 }
+
+/// A plan sees the root's filesystems as the VM's plan mounts them, read-only: a keys file
+/// that already holds the keys is no change there (the user's open for writing fails with
+/// "read-only file system", which is no refusal by its permissions), on a first and a later
+/// run.
+#[test]
+fn keys_in_place_on_a_read_only_root_plan_nothing() {
+    let dir = common::TempDir::new("keys-ro");
+    let root = dir.join("root");
+    let keys = root.join("home/alice/.ssh/authorized_keys.d");
+    std::fs::create_dir_all(&keys).unwrap();
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(
+        root.join("etc/passwd"),
+        "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("etc/group"), "root:x:0:\nalice:x:1001:\n").unwrap();
+    std::fs::write(keys.join("ignition"), "ssh-ed25519 AAAA a\n").unwrap();
+    for d in [
+        "home/alice",
+        "home/alice/.ssh",
+        "home/alice/.ssh/authorized_keys.d",
+        "home/alice/.ssh/authorized_keys.d/ignition",
+    ] {
+        std::os::unix::fs::chown(root.join(d), Some(1001), Some(1001)).unwrap();
+    }
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.3.0"},"passwd":{"users":[{"name":"alice","sshAuthorizedKeys":["ssh-ed25519 AAAA a"]}]}}"#,
+    )
+    .unwrap();
+    let ro = dir.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let mount = |args: &[&str]| {
+        let ok = Command::new("mount").args(args).status().unwrap().success();
+        assert!(ok, "mount {args:?}");
+    };
+    mount(&["--bind", root.to_str().unwrap(), ro.to_str().unwrap()]);
+    mount(&["-o", "remount,ro,bind", ro.to_str().unwrap()]);
+    let plan = || common::run_in(&dir, &common::flint(), &["plan", "--root", "ro", "c.ign"]);
+    let first = plan();
+    // A later run: the record of a run is there.
+    Command::new("umount").arg(&ro).status().unwrap();
+    std::fs::write(root.join("etc/.ignition-result.json"), "{}\n").unwrap();
+    mount(&["--bind", root.to_str().unwrap(), ro.to_str().unwrap()]);
+    mount(&["-o", "remount,ro,bind", ro.to_str().unwrap()]);
+    let later = plan();
+    Command::new("umount").arg(&ro).status().unwrap();
+    for (run, out) in [("first", first), ("later", later)] {
+        assert!(
+            out.status.success(),
+            "{run}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{run}");
+    }
+}

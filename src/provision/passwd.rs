@@ -502,7 +502,13 @@ fn keys_need_writing(root: &Root, user: &str, target: Option<&KeysTarget>, want:
     let Some((uid, gid)) = passwd_entry(root, user).and_then(|f| ids(&f).ok()) else {
         return true;
     };
-    super::as_user::can_write(uid, gid, host).is_err()
+    refused(super::as_user::can_write(uid, gid, host))
+}
+
+/// Whether the user's open of the keys file was refused by its permissions. Only that: a plan
+/// sees the root's filesystems mounted read-only, which the run will not.
+fn refused(open: std::io::Result<()>) -> bool {
+    open.is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
 }
 
 /// What a plan can tell of the write of the keys file before it happens, for a user who
@@ -519,8 +525,13 @@ fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), Str
     if std::fs::symlink_metadata(host).is_err() {
         return Ok(());
     }
-    super::as_user::can_write(uid, gid, host)
-        .map_err(|e| format!("opening {} as user {uid}: {e}", host.display()))
+    match super::as_user::can_write(uid, gid, host) {
+        // Refused by the permissions only (see `refused`).
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            Err(format!("opening {} as user {uid}: {e}", host.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The uid and gid of a passwd entry.
