@@ -282,14 +282,15 @@ pub fn encode(data: &[u8], user_compression: Option<&str>) -> (String, Option<St
 mod encode_tests {
     use super::*;
 
-    /// The bound is one: no input compresses below it (short inputs of few and of many
-    /// distinct bytes, runs, text), and for the empty input it is the smallest stream.
+    /// The table in the code is the one `deflate_bits_at_least` works out.
     #[test]
     fn the_table_of_bounds_is_the_one_worked_out() {
         let worked: Vec<u16> = deflate_bits_at_least().iter().map(|&b| b as u16).collect();
         assert_eq!(worked, DEFLATE_BITS_AT_LEAST);
     }
 
+    /// The bound is one: no input compresses below it (short inputs of few and of many
+    /// distinct bytes, runs, text), and for the empty input it is the smallest stream.
     #[test]
     fn no_gzip_stream_is_below_the_lower_bound() {
         assert_eq!(gzip_lower_bound(b""), 20);

@@ -502,13 +502,16 @@ fn keys_need_writing(root: &Root, user: &str, target: Option<&KeysTarget>, want:
     let Some((uid, gid)) = passwd_entry(root, user).and_then(|f| ids(&f).ok()) else {
         return true;
     };
-    refused(super::as_user::can_write(uid, gid, host))
+    refusal(uid, gid, host).is_some()
 }
 
-/// Whether the user's open of the keys file was refused by its permissions. Only that: a plan
-/// sees the root's filesystems mounted read-only, which the run will not.
-fn refused(open: std::io::Result<()>) -> bool {
-    open.is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
+/// Why user `uid`:`gid` may not open the existing keys file `host` for writing, if its
+/// permissions refuse it. Only that: a plan sees the root's filesystems mounted read-only,
+/// which the run will not.
+fn refusal(uid: u32, gid: u32, host: &std::path::Path) -> Option<std::io::Error> {
+    super::as_user::can_write(uid, gid, host)
+        .err()
+        .filter(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
 }
 
 /// What a plan can tell of the write of the keys file before it happens, for a user who
@@ -525,12 +528,9 @@ fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), Str
     if std::fs::symlink_metadata(host).is_err() {
         return Ok(());
     }
-    match super::as_user::can_write(uid, gid, host) {
-        // Refused by the permissions only (see `refused`).
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            Err(format!("opening {} as user {uid}: {e}", host.display()))
-        }
-        _ => Ok(()),
+    match refusal(uid, gid, host) {
+        Some(e) => Err(format!("opening {} as user {uid}: {e}", host.display())),
+        None => Ok(()),
     }
 }
 

@@ -89,19 +89,13 @@ impl Root {
         let Some(last) = parts.pop() else {
             return Err("the root itself cannot be an entry".into());
         };
-        // `todo` is consumed from the front; `done` is the resolved inner path so far.
+        // `todo` is consumed from the front (clean: no `.` or `..`, which `clean` took by
+        // the text); `done` is the resolved inner path so far.
         let mut todo: std::collections::VecDeque<String> = parts.into();
         let mut done: Vec<String> = Vec::new();
         let mut missing = Vec::new();
         let mut links = 0;
         while let Some(part) = todo.pop_front() {
-            if part == ".." {
-                done.pop();
-                continue;
-            }
-            if part == "." {
-                continue;
-            }
             done.push(part);
             let inner = format!("/{}", done.join("/"));
             if !missing.is_empty() {
