@@ -99,6 +99,7 @@ pub fn run(args: &TranslateArgs) -> i32 {
             raw: args.raw,
             debug: args.debug,
             render: Some(args.pretty),
+            exiting: true,
         },
     );
     let color = match args.color {

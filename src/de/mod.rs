@@ -152,7 +152,7 @@ impl State<'_> {
 
 /// Whether `node` is a YAML plain scalar that means null.
 fn plain_null(node: &Node) -> bool {
-    matches!(&node.value, Value::Plain(t) if resolve(t) == Resolved::Null)
+    matches!(&node.value, Value::Plain(t) if crate::yaml::resolve::is_null(t))
 }
 
 fn is_null(node: &Node) -> bool {
@@ -619,9 +619,7 @@ impl<'de> NodeDe<'_, '_, '_> {
         let mut access = Map {
             entries,
             fields: Vec::new(),
-            first_of_field: FastMap::default(),
-            last_of_field: FastMap::default(),
-            last_reported_key: FastMap::default(),
+            marks: Vec::new(),
             next: 0,
             ty,
             st: self.st,
@@ -713,15 +711,24 @@ struct Keyed<'a, 'p> {
     report: bool,
 }
 
+/// Objects of up to this many keys are indexed by comparing keys pairwise.
+const SMALL_OBJECT: usize = 16;
+
+/// What an entry of an object is among the others.
+#[derive(Clone, Copy)]
+struct Marks {
+    first_of_field: bool,
+    last_of_field: bool,
+    /// Reported, and no later reported entry has the same key text.
+    last_reported_of_key: bool,
+}
+
 struct Map<'a, 'p, 'g> {
     entries: Vec<Keyed<'a, 'p>>,
     /// The field each entry fills.
     fields: Vec<&'a str>,
-    /// Where each field's first and last entries are.
-    first_of_field: FastMap<&'a str, usize>,
-    last_of_field: FastMap<&'a str, usize>,
-    /// Where each key text last appears among the reported entries.
-    last_reported_key: FastMap<&'a str, usize>,
+    /// What each entry is among the entries of its field and of its key text.
+    marks: Vec<Marks>,
     next: usize,
     /// The struct's name and its fields' names, when reading a struct.
     ty: Option<(&'static str, &'static [&'static str])>,
@@ -729,21 +736,56 @@ struct Map<'a, 'p, 'g> {
 }
 
 impl<'a> Map<'a, '_, '_> {
-    /// Notes each entry's field, and which entries are the last of their field and of
-    /// their key text (a hostile object has many thousand keys: no pairwise comparing).
+    /// Notes each entry's field, and which entries are the first and last of their field
+    /// and the last reported one of their key text.
     fn index(&mut self) {
         self.fields = self
             .entries
             .iter()
             .map(|k| self.field_for(&k.entry.key))
             .collect();
-        for (n, (k, f)) in self.entries.iter().zip(&self.fields).enumerate() {
-            self.first_of_field.entry(f).or_insert(n);
-            self.last_of_field.insert(f, n);
-            if k.report {
-                self.last_reported_key.insert(&k.entry.key, n);
+        let n = self.entries.len();
+        let mut marks: Vec<Marks> = (self.entries.iter())
+            .map(|k| Marks {
+                first_of_field: true,
+                last_of_field: true,
+                last_reported_of_key: k.report,
+            })
+            .collect();
+        let key = |i: usize| self.entries[i].entry.key.as_str();
+        let reported = |i: usize| self.entries[i].report;
+        if n <= SMALL_OBJECT {
+            // Pairwise: cheaper than hashing for the few keys of an ordinary object.
+            for i in 1..n {
+                for j in 0..i {
+                    if self.fields[j] == self.fields[i] {
+                        marks[i].first_of_field = false;
+                        marks[j].last_of_field = false;
+                    }
+                    if reported(i) && reported(j) && key(j) == key(i) {
+                        marks[j].last_reported_of_key = false;
+                    }
+                }
+            }
+        } else {
+            // A hostile object has many thousand keys: no pairwise comparing.
+            let mut first: FastMap<&str, usize> = FastMap::default();
+            let mut last: FastMap<&str, usize> = FastMap::default();
+            let mut last_reported: FastMap<&str, usize> = FastMap::default();
+            for (i, f) in self.fields.iter().enumerate() {
+                first.entry(f).or_insert(i);
+                last.insert(f, i);
+                if reported(i) {
+                    last_reported.insert(key(i), i);
+                }
+            }
+            for (i, (m, f)) in marks.iter_mut().zip(&self.fields).enumerate() {
+                m.first_of_field = first[f] == i;
+                m.last_of_field = last[f] == i;
+                m.last_reported_of_key = reported(i) && last_reported[key(i)] == i;
             }
         }
+        self.marks = marks;
     }
 
     /// The struct field a key fills: Go's JSON decoder matches field names exactly, or else
@@ -774,7 +816,7 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
             // A key upstream's context tree holds but its model does not take is reported
             // once, where it last appears.
             let unused = |st: &State<'_>| {
-                if k.report && self.last_reported_key.get(e.key.as_str()) == Some(&n) {
+                if self.marks[n].last_reported_of_key {
                     st.unused.borrow_mut().push(Unused {
                         path: Path::Key(k.parent, &e.key).to_json_path(),
                         offset: e.key_start,
@@ -783,7 +825,7 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
             };
             // Repeated keys (matched case-insensitively, for JSON) are decoded in turn, at
             // the last of them.
-            if self.last_of_field.get(field) != Some(&n) {
+            if !self.marks[n].last_of_field {
                 if field != e.key {
                     unused(self.st);
                 }
@@ -815,7 +857,7 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
         let field = self.fields[self.next - 1];
         // Below a key matched only case-insensitively upstream's unused-key pass finds no
         // JSON for the struct (it looks by exact name) and reports nothing.
-        let repeated = self.first_of_field.get(field) != Some(&(self.next - 1));
+        let repeated = !self.marks[self.next - 1].first_of_field;
         let earlier: Vec<Keyed<'_, '_>> = if repeated {
             (self.entries[..self.next - 1].iter().zip(&self.fields))
                 .filter(|(_, f)| **f == field)
@@ -940,6 +982,37 @@ mod tests {
         );
         assert_eq!(items(r#"{"items":[{"name":"a"}],"items":null}"#), vec![]);
         assert!(read(r#"{"flag":true,"flag":null}"#).unwrap().0.flag);
+    }
+
+    /// Objects of a few keys are indexed pairwise, large ones by hashing: both give the
+    /// same values and the same unused keys, where keys repeat (the last of a field
+    /// decodes, the last of a key text is reported) on both sides of the size limit.
+    #[test]
+    fn small_and_large_objects_are_indexed_alike() {
+        for pad in [0, SMALL_OBJECT] {
+            let filler: String = (0..pad).map(|i| format!(r#""x{i}":1,"#)).collect();
+            let doc = format!(
+                r#"{{"items":[{{{filler}"mode":1,"bogus":1,"name":"a","mode":2,"bogus":2,"newKey":true,"name":"b"}}]}}"#
+            );
+            let (o, unused) = read(&doc).unwrap();
+            assert_eq!(
+                o.items,
+                vec![Inner {
+                    mode: Some(2),
+                    name: "b".into(),
+                    new_key: None
+                }],
+                "{pad}"
+            );
+            let mut paths: Vec<String> = unused.iter().map(|u| u.path.to_string()).collect();
+            paths.retain(|p| !p.starts_with("$.items.0.x"));
+            assert_eq!(paths, vec!["$.items.0.bogus", "$.items.0.newKey"], "{pad}");
+            let bogus = unused
+                .iter()
+                .find(|u| u.path.to_string() == "$.items.0.bogus");
+            let last = doc.rfind(r#""bogus""#).unwrap() as u32;
+            assert_eq!(bogus.map(|u| u.offset), Some(last), "{pad}");
+        }
     }
 
     #[test]

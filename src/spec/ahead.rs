@@ -7,44 +7,83 @@
 
 use crate::ignition::dataurl;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A data URL and the `compression` to write with it, as [`dataurl::encode`] gives them
 /// when the user set no compression.
 type Encoded = (String, Option<String>);
-type Slot = Arc<OnceLock<Encoded>>;
+
+/// Where the URL of one content goes.
+#[derive(Debug, Default)]
+pub struct Slot {
+    /// Someone (the worker or the translation) has started on it: the worker passes by.
+    claimed: AtomicBool,
+    url: OnceLock<Encoded>,
+}
+
+impl Slot {
+    /// The URL, encoded here unless someone else is encoding it (then it is waited for).
+    fn encode(&self, data: &[u8]) -> &Encoded {
+        self.claimed.store(true, Ordering::Relaxed);
+        self.url.get_or_init(|| dataurl::encode(data, None))
+    }
+}
+
 /// What the worker is handed: contents, and where their URL goes.
-pub type Job = (Arc<[u8]>, Slot);
+pub type Job = (Arc<[u8]>, Arc<Slot>);
 
 /// Contents shorter than this are encoded where they are needed: the hand-over would cost
 /// more than it saves.
 const MIN_LEN: usize = 64;
 
+/// Jobs are handed over this many at a time: the worker, waiting for work, would otherwise
+/// be woken (a system call on the reading thread) for every content.
+const BATCH: usize = 32;
+
 /// Contents handed over so far, by their bytes, each with the place its URL goes. Whoever
 /// needs a URL first (the worker or the translation) encodes it; a second one waits for it.
 #[derive(Debug, Default)]
 pub struct Ahead {
+    inner: Mutex<Inner>,
+    /// The whole document has been read: the translation is about to ask for the URLs.
+    read: AtomicBool,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
     /// (foldhash: every content is hashed twice, and SipHash showed in the profile.)
-    slots: Mutex<HashMap<Arc<[u8]>, Slot, foldhash::fast::RandomState>>,
+    slots: HashMap<Arc<[u8]>, Arc<Slot>, foldhash::fast::RandomState>,
+    /// Jobs not handed over yet.
+    batch: Vec<Job>,
 }
 
 impl Ahead {
     /// Hands `data` over to be encoded on the worker that `tx` feeds.
-    pub fn submit(&self, tx: &Sender<Job>, data: &str) {
+    pub fn submit(&self, tx: &Sender<Vec<Job>>, data: &str) {
         if data.len() < MIN_LEN {
             return;
         }
-        let data: Arc<[u8]> = Arc::from(data.as_bytes());
-        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        if slots.contains_key(&data) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let Entry::Vacant(v) = inner.slots.entry(Arc::from(data.as_bytes())) else {
             return;
+        };
+        let data = v.key().clone();
+        let slot = v.insert(Arc::default()).clone();
+        inner.batch.push((data, slot));
+        if inner.batch.len() == BATCH {
+            // The worker gone (it never goes before the sender) only means no head start.
+            let _ = tx.send(std::mem::take(&mut inner.batch));
         }
-        let slot = Slot::default();
-        slots.insert(data.clone(), slot.clone());
-        drop(slots);
-        // The worker gone (it never goes before the sender) only means no head start.
-        let _ = tx.send((data, slot));
+    }
+
+    /// Tells the worker that the document is read, with what is left to hand over.
+    pub fn read_done(&self, tx: Sender<Vec<Job>>) {
+        let batch = std::mem::take(&mut self.inner.lock().unwrap_or_else(|e| e.into_inner()).batch);
+        self.read.store(true, Ordering::Relaxed);
+        let _ = tx.send(batch);
     }
 
     /// The URL for `data` with no compression set by the user, if it was handed over. It
@@ -52,22 +91,36 @@ impl Ahead {
     /// encoded in place.
     pub fn take(&self, data: &[u8]) -> Option<Encoded> {
         let (_, slot) = self
-            .slots
+            .inner
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .slots
             .remove_entry(data)?;
-        slot.get_or_init(|| dataurl::encode(data, None));
+        slot.encode(data);
         Some(match Arc::try_unwrap(slot) {
-            Ok(done) => done.into_inner().expect("initialised above"),
+            Ok(done) => done.url.into_inner().expect("initialised above"),
             // The worker still holds it for a moment.
-            Err(shared) => shared.get().expect("initialised above").clone(),
+            Err(shared) => shared.url.get().expect("initialised above").clone(),
         })
     }
 
-    /// Encodes what arrives on `rx` until its sender is dropped.
-    pub fn work(rx: Receiver<Job>) {
-        for (data, slot) in rx {
-            slot.get_or_init(|| dataurl::encode(&data, None));
+    /// Encodes what arrives on `rx` until its sender is dropped. While the document is
+    /// read, in the order it comes (the order the translation asks for it); once it is
+    /// read, what is left from the last: the translation encodes what it reaches first
+    /// itself, and the two meet in the middle instead of taking turns at the same end.
+    pub fn work(&self, rx: Receiver<Vec<Job>>) {
+        let run = |(data, slot): Job| {
+            if !slot.claimed.swap(true, Ordering::Relaxed) {
+                slot.url.get_or_init(|| dataurl::encode(&data, None));
+            }
+        };
+        while let Ok(batch) = rx.recv() {
+            if self.read.load(Ordering::Relaxed) {
+                let rest: Vec<Job> = batch.into_iter().chain(rx.iter().flatten()).collect();
+                rest.into_iter().rev().for_each(run);
+                return;
+            }
+            batch.into_iter().for_each(run);
         }
     }
 }
@@ -130,10 +183,10 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         let text = "# generated\nlisten = 10.0.0.1:8000\nworkers = 4\n".repeat(4);
         std::thread::scope(|s| {
-            s.spawn(|| Ahead::work(rx));
+            s.spawn(|| ahead.work(rx));
             ahead.submit(&tx, &text);
             ahead.submit(&tx, "short");
-            drop(tx);
+            ahead.read_done(tx);
         });
         assert_eq!(
             ahead.take(text.as_bytes()),

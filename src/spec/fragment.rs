@@ -123,6 +123,7 @@ fn examine(
             raw: true,
             debug: false,
             render: None,
+            exiting: false,
         },
     );
     CHAIN.with(|c| c.borrow_mut().pop());

@@ -136,6 +136,10 @@ pub struct Options<'a> {
     /// Render the output (pretty or not) while the generated config is checked, on another
     /// core, for [`Outcome::render`].
     pub render: Option<bool>,
+    /// The process ends once the outcome is written: what the translation read and
+    /// decoded is left unfreed (freed allocation by allocation, a large document keeps a
+    /// core busy as long as rendering takes).
+    pub exiting: bool,
 }
 
 /// What translating a document gave.
@@ -200,11 +204,7 @@ impl Outcome {
 fn scalar(root: &Node, key: &str) -> String {
     match root.get(key).map(|e| &e.value.value) {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Plain(s))
-            if crate::yaml::resolve::resolve(s) != crate::yaml::resolve::Resolved::Null =>
-        {
-            s.clone()
-        }
+        Some(Value::Plain(s)) if !crate::yaml::resolve::is_null(s) => s.clone(),
         _ => String::new(),
     }
 }
@@ -396,7 +396,7 @@ fn key_failure(src: &Source, errors: &[yaml::KeyError]) -> (String, Vec<Diagnost
 fn is_null(n: &Node) -> bool {
     match &n.value {
         Value::Null => true,
-        Value::Plain(s) => crate::yaml::resolve::resolve(s) == crate::yaml::resolve::Resolved::Null,
+        Value::Plain(s) => crate::yaml::resolve::is_null(s),
         _ => false,
     }
 }
@@ -430,44 +430,46 @@ fn without_null_items(root: &Node) -> Option<Node> {
 
 /// The null values in mappings (`key:` with nothing, `~`, `null`), with their paths.
 fn nulls(root: &Node) -> Vec<(JsonPath, &Node)> {
-    // One path grown and shrunk along the walk: copied only for the (rare) nulls.
-    fn walk<'a>(n: &'a Node, at: &mut JsonPath, out: &mut Vec<(JsonPath, &'a Node)>) {
+    /// A step of the path walked, borrowed from the tree: a path is made only for the
+    /// (rare) nulls.
+    enum Step<'a> {
+        Key(&'a str),
+        Index(usize),
+    }
+    fn walk<'a>(n: &'a Node, at: &mut Vec<Step<'a>>, out: &mut Vec<(JsonPath, &'a Node)>) {
+        let mut visit = |step: Step<'a>, x: &'a Node, at: &mut Vec<Step<'a>>| {
+            let null = is_null(x);
+            if !null && !matches!(x.value, Value::Object(_) | Value::Array(_)) {
+                return;
+            }
+            at.push(step);
+            if null {
+                let segs = at.iter().map(|s| match s {
+                    Step::Key(k) => Seg::Key((*k).to_string()),
+                    Step::Index(i) => Seg::Index(*i),
+                });
+                out.push((JsonPath::from(segs.collect::<Vec<_>>()), x));
+            } else {
+                walk(x, at, out);
+            }
+            at.pop();
+        };
         match &n.value {
             Value::Object(entries) => {
                 for e in entries {
-                    let null = is_null(&e.value);
-                    if !null && !matches!(e.value.value, Value::Object(_) | Value::Array(_)) {
-                        continue;
-                    }
-                    at.push(Seg::Key(e.key.clone()));
-                    if null {
-                        out.push((at.clone(), &e.value));
-                    } else {
-                        walk(&e.value, at, out);
-                    }
-                    at.pop();
+                    visit(Step::Key(&e.key), &e.value, at);
                 }
             }
             Value::Array(items) => {
                 for (i, x) in items.iter().enumerate() {
-                    let null = is_null(x);
-                    if !null && !matches!(x.value, Value::Object(_) | Value::Array(_)) {
-                        continue;
-                    }
-                    at.push(Seg::Index(i));
-                    if null {
-                        out.push((at.clone(), x));
-                    } else {
-                        walk(x, at, out);
-                    }
-                    at.pop();
+                    visit(Step::Index(i), x, at);
                 }
             }
             _ => {}
         }
     }
     let mut out = Vec::new();
-    walk(root, &mut JsonPath::root(), &mut out);
+    walk(root, &mut Vec::new(), &mut out);
     out
 }
 
@@ -547,13 +549,17 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     let ahead = ahead::Ahead::default();
     let (tx, rx) = std::sync::mpsc::channel();
     let outcome = std::thread::scope(|s| {
-        s.spawn(|| ahead::Ahead::work(rx));
+        s.spawn(|| ahead.work(rx));
         let read = read(bytes, &mut |v| ahead.submit(&tx, v));
         // The worker ends once it has encoded what it was given.
-        drop(tx);
+        ahead.read_done(tx);
         translate_read(bytes, read, opts, Some(&ahead))
     });
-    rayon::spawn(move || drop(ahead));
+    if opts.exiting {
+        std::mem::forget(ahead);
+    } else {
+        rayon::spawn(move || drop(ahead));
+    }
     outcome
 }
 
@@ -880,7 +886,11 @@ fn translate_read(
     // The document and its decoded form are freed on another core (allocation by
     // allocation, it takes as long as rendering the output).
     let done = (root, config, compacted);
-    rayon::spawn(move || drop(done));
+    if opts.exiting {
+        std::mem::forget(done);
+    } else {
+        rayon::spawn(move || drop(done));
+    }
     outcome
 }
 

@@ -26,8 +26,10 @@ impl Resolved {
 }
 
 pub fn resolve(s: &str) -> Resolved {
+    if is_null(s) {
+        return Resolved::Null;
+    }
     match s {
-        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
         "true" | "True" | "TRUE" => return Resolved::Bool(true),
         "false" | "False" | "FALSE" => return Resolved::Bool(false),
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
@@ -51,6 +53,12 @@ pub fn resolve(s: &str) -> Resolved {
         return Resolved::Float(f);
     }
     Resolved::Str
+}
+
+/// Whether the plain scalar `s` is a null: what [`resolve`] tells without its work on
+/// numbers (walks over a whole document ask it of every scalar).
+pub fn is_null(s: &str) -> bool {
+    matches!(s, "" | "~" | "null" | "Null" | "NULL")
 }
 
 /// Go's `strconv.ParseInt(s, 0, 64)`: sign, then a base prefix or a leading zero for octal;
