@@ -103,8 +103,15 @@ fn percent_encode_into(out: &mut String, data: &[u8]) {
 }
 
 /// Gzip at best compression with the header Go writes (no name, mtime 0, XFL 2, OS unknown),
-/// so that output matches the upstream tools wherever the deflate streams agree.
+/// so that output matches the upstream tools wherever the deflate streams agree. Small
+/// inputs (most embedded files) take [`super::deflate`]'s copy of zlib's algorithm, which
+/// makes the same bytes without zlib's fixed costs per stream.
 pub fn gzip_best(data: &[u8]) -> Vec<u8> {
+    super::deflate::gzip_small(data).unwrap_or_else(|| gzip_zlib(data))
+}
+
+/// [`gzip_best`] through zlib-rs, for any size.
+pub fn gzip_zlib(data: &[u8]) -> Vec<u8> {
     use std::cell::RefCell;
     use zlib_rs::{Deflate, DeflateConfig, DeflateFlush, Status};
     thread_local! {

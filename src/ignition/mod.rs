@@ -5,6 +5,7 @@
 pub const MAX_QUOTED_NUMBER: usize = 1024;
 
 pub mod dataurl;
+pub mod deflate;
 mod gotype;
 pub mod legacy;
 pub mod merge;
