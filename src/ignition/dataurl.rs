@@ -125,9 +125,10 @@ pub fn gzip_zlib(data: &[u8]) -> Vec<u8> {
     DEFLATERS.with_borrow_mut(|cache| {
         // zlib's own gzip wrapper (window bits + 16): it checksums the input as it reads it,
         // instead of a second pass over it. `mem_level` sizes only the buffer of symbols
-        // (1 << (mem_level + 6) of them; the hash table is fixed): one at least twice the
-        // input never fills before the end, so the blocks, and the bytes, are those of the
-        // default level 8, while each block's start clears a few KiB instead of 48.
+        // (1 << (mem_level + 6) of them; the hash table is fixed): up to 13 window bits it
+        // holds twice the input and never fills before the end, and from 14 bits it is the
+        // default's; so the blocks, and the bytes, are those of the default level 8, while
+        // each block's start of a small input clears a few KiB instead of 48.
         let d = cache[usize::from(bits - 9)].get_or_insert_with(|| {
             Deflate::new_with_config(DeflateConfig {
                 level: 9,
