@@ -7,6 +7,7 @@
 //! warnings; type errors carry the offset Go would report and the JSON path.
 
 use crate::tree::{JsonPath, Node, Seg, Value};
+use crate::yaml::is_null;
 use crate::yaml::resolve::{Resolved, resolve, resolve_bool};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use std::cell::RefCell;
@@ -148,15 +149,6 @@ impl State<'_> {
             *first = Some(e);
         }
     }
-}
-
-/// Whether `node` is a YAML plain scalar that means null.
-fn plain_null(node: &Node) -> bool {
-    matches!(&node.value, Value::Plain(t) if crate::yaml::resolve::is_null(t))
-}
-
-fn is_null(node: &Node) -> bool {
-    matches!(node.value, Value::Null) || plain_null(node)
 }
 
 /// One decoding of a value: Go decodes a repeated key again into what the earlier

@@ -30,6 +30,13 @@ impl Slot {
         self.claimed.store(true, Ordering::Relaxed);
         self.url.get_or_init(|| dataurl::encode(data, None))
     }
+
+    /// Encodes the URL unless someone has started on it: the worker's part.
+    fn encode_unclaimed(&self, data: &[u8]) {
+        if !self.claimed.swap(true, Ordering::Relaxed) {
+            self.url.get_or_init(|| dataurl::encode(data, None));
+        }
+    }
 }
 
 /// What the worker is handed: contents, and where their URL goes.
@@ -109,11 +116,7 @@ impl Ahead {
     /// read, what is left from the last: the translation encodes what it reaches first
     /// itself, and the two meet in the middle instead of taking turns at the same end.
     pub fn work(&self, rx: Receiver<Vec<Job>>) {
-        let run = |(data, slot): Job| {
-            if !slot.claimed.swap(true, Ordering::Relaxed) {
-                slot.url.get_or_init(|| dataurl::encode(&data, None));
-            }
-        };
+        let run = |(data, slot): Job| slot.encode_unclaimed(&data);
         while let Ok(batch) = rx.recv() {
             if self.read.load(Ordering::Relaxed) {
                 let rest: Vec<Job> = batch.into_iter().chain(rx.iter().flatten()).collect();

@@ -24,7 +24,7 @@ use crate::ignition::types as ig;
 use crate::ignition::validate::{Checker, Issue};
 use crate::ignition::{Version, validate};
 use crate::tree::{JsonPath, Node, Seg, Source, Value};
-use crate::yaml;
+use crate::yaml::{self, is_null};
 use base::BaseVersion;
 use base::local::FilesDir;
 use base::types as bu;
@@ -393,14 +393,6 @@ fn key_failure(src: &Source, errors: &[yaml::KeyError]) -> (String, Vec<Diagnost
     (failure, located)
 }
 
-fn is_null(n: &Node) -> bool {
-    match &n.value {
-        Value::Null => true,
-        Value::Plain(s) => crate::yaml::resolve::is_null(s),
-        _ => false,
-    }
-}
-
 /// The tree without null list items, if it has any.
 fn without_null_items(root: &Node) -> Option<Node> {
     fn any(n: &Node) -> bool {
@@ -555,11 +547,7 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
         ahead.read_done(tx);
         translate_read(bytes, read, opts, Some(&ahead))
     });
-    if opts.exiting {
-        std::mem::forget(ahead);
-    } else {
-        rayon::spawn(move || drop(ahead));
-    }
+    release(ahead, opts.exiting);
     outcome
 }
 
@@ -883,15 +871,18 @@ fn translate_read(
     outcome.config = Some(cfg);
     outcome.rendered = rendered;
     outcome.map = map;
-    // The document and its decoded form are freed on another core (allocation by
-    // allocation, it takes as long as rendering the output).
-    let done = (root, config, compacted);
-    if opts.exiting {
+    release((root, config, compacted), opts.exiting);
+    outcome
+}
+
+/// Frees what a translation read and decoded on another core (allocation by allocation,
+/// it takes as long as rendering the output), or not at all when the process is `exiting`.
+fn release<T: Send + 'static>(done: T, exiting: bool) {
+    if exiting {
         std::mem::forget(done);
     } else {
         rayon::spawn(move || drop(done));
     }
-    outcome
 }
 
 /// The source rules in upstream's order: the variant's rules on the whole config, the

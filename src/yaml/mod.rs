@@ -472,6 +472,16 @@ fn merge_into(entries: &mut Vec<Entry>, source: &Node) -> Vec<String> {
 
 /// The document as plain JSON data, plain scalars typed the YAML 1.2 way (for checking a
 /// document against a JSON Schema, as editors do).
+/// Whether `node` means null: a null, or a plain scalar go-yaml reads as one (`~`, `null`,
+/// nothing). A JSON tree has no plain scalars: only its nulls are.
+pub fn is_null(node: &Node) -> bool {
+    match &node.value {
+        Value::Null => true,
+        Value::Plain(s) => resolve::is_null(s),
+        _ => false,
+    }
+}
+
 pub fn to_json(node: &Node) -> serde_json::Value {
     use resolve::{Resolved, resolve};
     use serde_json::Value as J;

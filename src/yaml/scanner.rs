@@ -372,28 +372,11 @@ impl<'a> Scanner<'a> {
     /// does), up to byte `limit`, into `s`: what `read` on each would do, at once.
     fn read_run(&mut self, s: &mut String, limit: usize, more: impl Fn(u8) -> bool) {
         let pos = self.mark.pos;
-        let limit = limit.min(self.b.len());
-        let mut end = pos;
-        let mut blank_only = true;
-        while end < limit {
-            let c = self.b[end];
-            if !c.is_ascii() || c == b'\n' || c == b'\r' || !more(c) {
-                break;
-            }
-            blank_only &= is_blank(c);
-            end += 1;
-        }
-        let n = end.saturating_sub(pos);
-        if n == 0 {
-            return;
-        }
-        s.push_str(&self.text[pos..end]);
-        if !blank_only {
-            self.newlines = 0;
-        }
-        self.mark.pos = end;
-        self.mark.index += n;
-        self.mark.column += n;
+        let rest = &self.b[pos..limit.clamp(pos, self.b.len())];
+        let n = (rest.iter())
+            .position(|&c| !c.is_ascii() || c == b'\n' || c == b'\r' || !more(c))
+            .unwrap_or(rest.len());
+        self.take_ascii(s, n);
     }
 
     /// `read_run` of every ASCII character up to a line break (or byte `limit`): the body
@@ -409,11 +392,18 @@ impl<'a> Scanner<'a> {
                 .position(|c| !c.is_ascii())
                 .unwrap_or(line.len())
         };
+        self.take_ascii(s, n);
+    }
+
+    /// Reads the next `n` characters, ASCII and no line break, into `s`: what `read` on
+    /// each would do.
+    fn take_ascii(&mut self, s: &mut String, n: usize) {
         if n == 0 {
             return;
         }
+        let pos = self.mark.pos;
         s.push_str(&self.text[pos..pos + n]);
-        if !line[..n].iter().all(|&c| is_blank(c)) {
+        if !self.b[pos..pos + n].iter().all(|&c| is_blank(c)) {
             self.newlines = 0;
         }
         self.mark.pos += n;
