@@ -17,6 +17,7 @@ struct Cli {
 
 fn main() {
     flint::cli::die_on_closed_output();
+    flint::cli::heap::prefer_huge_pages(flint::cli::heap::HUGE_HEAP);
     let cli = Cli::parse();
     if cli.version {
         println!("Butane v{} (flint)", env!("CARGO_PKG_VERSION"));

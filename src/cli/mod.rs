@@ -3,6 +3,7 @@
 
 pub mod completions;
 mod gofmt;
+pub mod heap;
 pub mod ignition_validate;
 pub mod migrate;
 pub mod provision;
