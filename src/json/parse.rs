@@ -169,6 +169,27 @@ fn go_printable(c: char) -> bool {
     !(c.is_control() || format_chars || separators || private || nonchar)
 }
 
+/// Go's `utf8.FullRune`: whether `p` starts with a whole character or with bytes that can
+/// never begin one (which decode as one invalid byte); false for a character cut short.
+fn full_rune(p: &[u8]) -> bool {
+    let Some(&lead) = p.first() else {
+        return false;
+    };
+    let (size, second) = match lead {
+        0xC2..=0xDF => (2, 0x80..=0xBF),
+        0xE0 => (3, 0xA0..=0xBF),
+        0xED => (3, 0x80..=0x9F),
+        0xE1..=0xEF => (3, 0x80..=0xBF),
+        0xF0 => (4, 0x90..=0xBF),
+        0xF4 => (4, 0x80..=0x8F),
+        0xF1..=0xF3 => (4, 0x80..=0xBF),
+        _ => return true,
+    };
+    p.len() >= size
+        || p.get(1).is_some_and(|b| !second.contains(b))
+        || p.get(2).is_some_and(|b| !(0x80..=0xBF).contains(b))
+}
+
 impl Parser<'_> {
     fn eof() -> SyntaxError {
         SyntaxError {
@@ -380,6 +401,19 @@ impl Parser<'_> {
         }
     }
 
+    /// The input ends inside a string whose text began at `from`. Where it ends in the
+    /// middle of a UTF-8 character (a lead byte and only continuations that may follow it,
+    /// too few of them), upstream's decoder reports the end at that character's start;
+    /// elsewhere at the end, as any other.
+    fn eof_in_string(&self, from: usize) -> SyntaxError {
+        let len = self.b.len();
+        (1..=3)
+            .filter(|k| len >= from + k)
+            .map(|k| len - k)
+            .find(|&at| self.b[at] >= 0xC0 && !full_rune(&self.b[at..]))
+            .map_or_else(Self::eof, Self::eof_in_escape)
+    }
+
     /// An escape upstream's decoder refuses: named whole, reported after its last byte.
     fn bad_escape(&self, start: usize, end: usize) -> SyntaxError {
         if end > self.b.len() {
@@ -417,7 +451,7 @@ impl Parser<'_> {
         let mut run = self.i;
         loop {
             match self.peek() {
-                None => return Err(Self::eof()),
+                None => return Err(self.eof_in_string(run)),
                 Some(b'"') => {
                     out.extend_from_slice(&self.b[run..self.i]);
                     self.i += 1;
@@ -545,6 +579,37 @@ mod tests {
             err("tru ").message,
             "invalid character ' ' in literal true (expecting 'e')"
         );
+    }
+
+    /// Where the input ends inside a string, as the reference validator places it: at a
+    /// character cut short (Go's `utf8.FullRune`), else nowhere (line 0 col 0). Each case
+    /// was run through the reference (`at` is its offset less one).
+    #[test]
+    fn the_end_inside_a_string_is_placed_at_a_character_cut_short() {
+        let at = |b: &[u8]| parse(b).unwrap_err().at;
+        for (input, want) in [
+            (&b"{\"a\":\"\xed"[..], Some(5)),
+            (b"{\"a\":\"\xed\x9f", Some(5)),
+            (b"{\"a\":\"\xc3", Some(5)),
+            (b"{\"a\":\"\xf0\x90\x80", Some(5)),
+            (b"{\"a\":\"\xe0\xa0", Some(5)),
+            (b"{\"a\":\"x\xed", Some(6)),
+            (b"{\"a\":\"\xc3\xa9\xe2\x82", Some(7)),
+            (b"{\"\xed", Some(1)),
+            (b"\"\xed", Some(0)),
+            (b"{\"a\":[\"\xe2\x82", Some(6)),
+            (b"{\"a\":\"\\n\xe2", Some(7)),
+            // Whole, or never the start of a character: the end itself.
+            (b"{\"a\":\"\xc3\xa9", None),
+            (b"{\"a\":\"\xff", None),
+            (b"{\"a\":\"\xed\xa0", None),
+            (b"{\"a\":\"\xf4\x90", None),
+            (b"{\"a\":\"\xe0\x80", None),
+            (b"{\"a\":\"x", None),
+            (b"{\"a\":\"\xed\"", None),
+        ] {
+            assert_eq!(at(input), want, "{}", input.escape_ascii());
+        }
     }
 
     #[test]
