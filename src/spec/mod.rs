@@ -628,7 +628,8 @@ fn translate_read(
                 || !bd.luks.tang.is_empty()
                 || bd.luks.tpm2 == Some(true)
                 || (level >= 6 && bd.luks.cex.enabled == Some(true))))
-        || (level >= 5 && !config.grub.users.is_empty());
+        // From level 5 the GRUB users' config is merged in, even when there are none.
+        || level >= 5;
     let locate = |findings: Vec<Finding>, map: &PathMap, cfg: Option<&ig::Config>| {
         let json = std::cell::OnceCell::new();
         let output = |cfg: &ig::Config| {
@@ -852,14 +853,18 @@ fn translate_read(
         },
     );
     let mut issues = flatcar::allow_oem(spec, issues, &cfg);
-    // Butane checks for duplicates before everything else.
+    // Butane checks for duplicates before everything else, the MachineConfig's own lists
+    // first.
     issues.sort_by_key(|i| i.message != validate::DUPLICATE);
-    let invalid = issues.iter().any(|i| i.severity == Severity::Error);
-    outcome.diagnostics.extend(locate(
-        issues.into_iter().map(Finding::Output).collect(),
-        &map,
-        Some(&cfg),
-    ));
+    let mut generated = match (&machine_config, opts.raw) {
+        (Some(mc), false) => openshift::duplicates(mc),
+        _ => Vec::new(),
+    };
+    generated.extend(issues.into_iter().map(Finding::Output));
+    let invalid = any_error(&generated);
+    outcome
+        .diagnostics
+        .extend(locate(generated, &map, Some(&cfg)));
     if invalid {
         outcome.failure = Some("config generated was invalid".into());
         return outcome;
