@@ -446,14 +446,14 @@ pub fn files_stage(
     // so on the first run, and leaves what is already as desired on later runs (the result
     // record tells which). The check after apply plans as a later run.
     let mark = etc_file(root, IN_PROGRESS);
-    let first_run = !has_record(root) && !mark.as_deref().is_some_and(is_mark);
     // Upstream's run ends by reading the record of an earlier run into its own, and fails
     // on one it cannot read: flint fails on it before touching anything.
-    previous_record(root).map_err(|message| StageError {
+    let previous = previous_record(root).map_err(|message| StageError {
         stage: Stage::Files,
         path: None,
         message,
     })?;
+    let first_run = previous.is_none() && !mark.as_deref().is_some_and(is_mark);
     // A run that fails half-way leaves this behind: the next run finishes the job rather
     // than failing on what the first one wrote (removed with the result record written).
     if apply
@@ -668,9 +668,11 @@ fn is_mark(p: &Path) -> bool {
     std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())
 }
 
-/// Whether the root holds the record of a run (whatever stands at its name, not followed).
+/// Whether the root holds the record of a run, read as upstream reads it (through a link
+/// inside the root): a link at the record's name that leads nowhere is none, since nothing
+/// then says that a run happened.
 pub fn has_record(root: &Path) -> bool {
-    etc_file(root, RECORD).is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
+    !matches!(previous_record(root), Ok(None))
 }
 
 /// The record an earlier run left, as upstream reads it into the new one: `None` where
