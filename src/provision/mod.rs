@@ -528,7 +528,7 @@ pub fn files_stage(
     // Nothing done, nothing to check again.
     if apply && !done.is_empty() {
         r.forget();
-        let left = plan(false, false, &overridden_by_units(&done))?;
+        let left = plan(false, false, &overridden_by_units(config, &done))?;
         if let Some((a, _)) = left.iter().find(|(l, _)| !displaced(&done, l)) {
             return Err(StageError {
                 stage: Stage::Files,
@@ -546,18 +546,32 @@ pub fn files_stage(
 /// Storage entries whose path the systemd section changed after them on this run, as
 /// upstream's order has it (units come after files): a preset file the preset lines were
 /// appended to, a unit path a mask replaced by the link to /dev/null, the /dev/null link an
-/// unmask removed. Such an entry is not as its config says once the run is done, by the
-/// config's own later word, so the check after apply leaves it out.
-fn overridden_by_units(done: &[(Planned, bool)]) -> HashSet<JsonPath> {
+/// unmask removed, what `systemctl disable` removed under /etc/systemd/system (links to the
+/// unit, aliases and enablement links included). Such an entry is not as its config says once
+/// the run is done, by the config's own later word, so the check after apply leaves it out.
+fn overridden_by_units(config: &Config, done: &[(Planned, bool)]) -> HashSet<JsonPath> {
     let in_section = |p: &Planned, key: &str| matches!(p.entry.segs().first(), Some(crate::tree::Seg::Key(k)) if k == key);
     let by_units: HashSet<&str> = (done.iter())
         .filter(|(d, _)| in_section(d, "systemd"))
         .map(|(d, _)| d.path.as_str())
         .collect();
-    (done.iter())
+    let mut out: HashSet<JsonPath> = (done.iter())
         .filter(|(d, _)| in_section(d, "storage") && by_units.contains(d.path.as_str()))
         .map(|(d, _)| d.entry.clone())
-        .collect()
+        .collect();
+    // `systemctl disable` removes, under /etc/systemd/system, every link to the unit's
+    // file and every enablement link named for it (and `.wants` directories it empties),
+    // whether this run made the link or found it: what it took is systemd's business, not
+    // predicted here.
+    if (done.iter()).any(|(d, _)| in_section(d, "systemd") && d.kind == "disable-unit") {
+        let links = JsonPath::root().key("storage").key("links");
+        out.extend(
+            (config.storage.links.iter().enumerate())
+                .filter(|(_, l)| l.path.starts_with("/etc/systemd/system/"))
+                .map(|(i, _)| links.index(i)),
+        );
+    }
+    out
 }
 
 /// Whether a change left after apply belongs to an entry that another change displaced, as
