@@ -21,6 +21,13 @@ reason, in deliberate.py (and docs/guide/differences.md).
 
 References: $ORACLES (default ../shared/oracles beside the repository). flint: $FLINT_BIN
 (default target/debug). Run the big campaigns niced: `nice -n 19 difftest.py ...`.
+
+Beware, files: the reference follows links that lead out of the root onto the machine it runs
+on (preset lines appended through a link at the preset file, SSH keys written through links),
+so a files campaign writes host paths that generated links name (seen: /nonexistent, /etc/a,
+/home/alice, /srv/authorized_keys.d). flint writes nothing there (docs/guide/differences.md).
+Run files campaigns on a throwaway machine, or remove those paths afterwards: a file at
+/nonexistent, for one, changes the error a test expects for /nonexistent/in.bu.
 """
 import argparse
 import base64
