@@ -34,14 +34,16 @@ pub fn prefer_huge_pages(bytes: usize) -> Option<std::ops::Range<usize>> {
             while held.len() < 64 && libc::sbrk(0) as usize == before {
                 held.push(libc::malloc(STEP));
             }
+            // Freed first: glibc then trims the heap back to the pad, and the part advised
+            // must be one that stays.
+            for p in held {
+                libc::free(p);
+            }
             let after = libc::sbrk(0) as usize;
             let start = before.next_multiple_of(HUGE);
             let end = after & !(HUGE - 1);
             let advised = end > start
                 && libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) == 0;
-            for p in held {
-                libc::free(p);
-            }
             advised.then_some(start..end)
         }
     }
