@@ -393,10 +393,11 @@ impl Parser<'_> {
         Ok(Value::Number(text.into()))
     }
 
-    /// The input ends inside an escape: upstream reports this end at the backslash.
-    fn eof_in_escape(backslash: usize) -> SyntaxError {
+    /// The input ends inside an escape or a character cut short: upstream reports this end
+    /// at the start of it (byte `start`).
+    fn eof_at(start: usize) -> SyntaxError {
         SyntaxError {
-            at: Some(backslash as u32 - 1),
+            at: Some(start as u32 - 1),
             ..Self::eof()
         }
     }
@@ -411,13 +412,13 @@ impl Parser<'_> {
             .filter(|k| len >= from + k)
             .map(|k| len - k)
             .find(|&at| self.b[at] >= 0xC0 && !full_rune(&self.b[at..]))
-            .map_or_else(Self::eof, Self::eof_in_escape)
+            .map_or_else(Self::eof, Self::eof_at)
     }
 
     /// An escape upstream's decoder refuses: named whole, reported after its last byte.
     fn bad_escape(&self, start: usize, end: usize) -> SyntaxError {
         if end > self.b.len() {
-            return Self::eof_in_escape(start);
+            return Self::eof_at(start);
         }
         SyntaxError {
             at: Some(end as u32 - 1),
@@ -484,7 +485,7 @@ impl Parser<'_> {
 
     fn escape(&mut self, out: &mut Vec<u8>) -> Result<(), SyntaxError> {
         let c = match self.peek() {
-            None => return Err(Self::eof_in_escape(self.i - 1)),
+            None => return Err(Self::eof_at(self.i - 1)),
             Some(c) => c,
         };
         let simple = match c {

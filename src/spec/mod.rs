@@ -857,7 +857,7 @@ fn translate_read(
     // first.
     issues.sort_by_key(|i| i.message != validate::DUPLICATE);
     let mut generated = match (&machine_config, opts.raw) {
-        (Some(mc), false) => openshift::duplicates(mc),
+        (Some(mc), false) => openshift::duplicates(mc, spec.ignition),
         _ => Vec::new(),
     };
     generated.extend(issues.into_iter().map(Finding::Output));

@@ -290,25 +290,16 @@ pub fn translate(
 /// Repeated entries of the MachineConfig's own lists (`kernelArguments`, `extensions`),
 /// reported at their Butane source. Upstream checks the whole MachineConfig for duplicates,
 /// its own fields before the config inside it.
-pub fn duplicates(mc: &MachineConfig) -> Vec<Finding> {
-    let lists = [
-        ("kernel_arguments", &mc.spec.kernel_arguments),
-        ("extensions", &mc.spec.extensions),
-    ];
-    let mut found = Vec::new();
-    for (key, list) in lists {
-        let mut seen = std::collections::HashSet::new();
-        for (i, entry) in list.iter().enumerate() {
-            if !seen.insert(entry) {
-                found.push(Finding::Source(Issue {
-                    severity: Severity::Error,
-                    path: jpath(&["openshift", key]).index(i),
-                    message: crate::ignition::validate::DUPLICATE.into(),
-                }));
-            }
-        }
-    }
-    found
+pub fn duplicates(mc: &MachineConfig, version: Version) -> Vec<Finding> {
+    let mut c = Checker::new(version);
+    let own = jpath(&["openshift"]);
+    c.unique(
+        &own.key("kernel_arguments"),
+        &mc.spec.kernel_arguments,
+        String::as_str,
+    );
+    c.unique(&own.key("extensions"), &mc.spec.extensions, String::as_str);
+    c.issues.into_iter().map(Finding::Source).collect()
 }
 
 /// FIPS 140-2 does not allow LUKS's default XTS mode (4.8–4.19): a CBC cipher is added
