@@ -614,6 +614,13 @@ fn plan_link(
             }
             Err(_) => return Err(format!("hard link target {target} does not exist")),
         };
+        // With overwrite, upstream removes what is at the path (all of it) before linking:
+        // a target there, or below it, is gone by then and the link fails.
+        if overwrite && !matches!(kind, Kind::None) && t.host.starts_with(host) {
+            return Err(format!(
+                "hard link target {target} is removed with what overwrite removes at the link's path"
+            ));
+        }
         return match (kind, meta) {
             (Kind::None, _) => Ok(Some(Change::Hardlink {
                 target: t.inner,

@@ -11,7 +11,7 @@
 //! - a partition with `number: 0` and a label that such a partition carries, and that it
 //!   already satisfies, is that partition (upstream would add a second one, or fail for lack
 //!   of space, on every re-run);
-//! - such a partition listed with `wipePartitionEntry` and no start or size stays where it is
+//! - such a partition listed with `wipePartitionEntry` and no start (or 0) or size stays where it is
 //!   when the others are placed (upstream's pretend run moves it to the largest free block,
 //!   where it can collide with the next one and fail the re-run of a config that succeeded).
 
@@ -589,7 +589,9 @@ fn resolve_defaults(
         // The re-run extension (see the module's comment): a partition flint made stays in
         // place; upstream's pretend run moves any other to the largest free block.
         let here = layout.get(w.number).filter(|s| w.number > 0 && made(s));
-        let start = w.start.or(here.map(|e| e.start)).filter(|s| *s != 0);
+        // A start of 0 is "the default" as much as one left out: a made partition keeps its
+        // own. (A size of 0 still fills the free block: a disk grown since may want it.)
+        let start = w.start.filter(|s| *s != 0).or(here.map(|e| e.start));
         let size = w.size.or(here.map(|e| e.size)).filter(|s| *s != 0);
         let (s, n) = pretend.place(start, size).map_err(|m| PlanError {
             index: Some(w.index),

@@ -328,6 +328,24 @@ fn unspecified_start_keeps_the_existing_unless_wiping_entries() {
 }
 
 #[test]
+fn a_made_partition_with_start_zero_stays_on_a_rerun() {
+    // gen-1800-15 of the storage harness: upstream places partition 1 (start 0, wiped entry)
+    // at 1 MiB, then "new" at 5 MiB. Planning that result again by upstream's rule alone
+    // would move partition 1 to the largest free block (after "new"); flint made it, so a
+    // start of 0 keeps it where it is, as a start left out does.
+    let l = with(vec![slot(1, 3, 4, "C")]);
+    let mut p1 = part(1, Some(0), Some(4), Some("B"));
+    p1.wipe_partition_entry = Some(true);
+    let desired = [p1, part(0, Some(5), Some(2), Some("new"))];
+    let plan = run(&desired, false, &l).unwrap();
+    let placed: Vec<_> = (plan.result.slots.iter())
+        .map(|s| (s.number, s.start, s.size))
+        .collect();
+    assert_eq!(placed, [(1, MIB, 4 * MIB), (2, 5 * MIB, 2 * MIB)]);
+    assert_eq!(rerun(&desired, false, &plan.result).unwrap().actions, vec![]);
+}
+
+#[test]
 fn does_not_fit_names_the_entry() {
     let e = run(
         &[
