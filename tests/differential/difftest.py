@@ -22,12 +22,12 @@ reason, in deliberate.py (and docs/guide/differences.md).
 References: $ORACLES (default ../shared/oracles beside the repository). flint: $FLINT_BIN
 (default target/debug). Run the big campaigns niced: `nice -n 19 difftest.py ...`.
 
-Beware, files: the reference follows links that lead out of the root onto the machine it runs
-on (preset lines appended through a link at the preset file, SSH keys written through links),
-so a files campaign writes host paths that generated links name (seen: /nonexistent, /etc/a,
-/home/alice, /srv/authorized_keys.d). flint writes nothing there (docs/guide/differences.md).
-Run files campaigns on a throwaway machine, or remove those paths afterwards: a file at
-/nonexistent, for one, changes the error a test expects for /nonexistent/in.bu.
+Files: the reference follows links that lead out of the root onto the machine it runs on
+(preset lines appended through a link at the preset file, SSH keys written through links;
+seen: /nonexistent, /etc/a, /home/alice, /srv/authorized_keys.d). flint writes nothing there
+(docs/guide/differences.md). So each files worker runs in a mount namespace where the host's
+`/` is read-only but for the campaign's scratch directory: the reference fails there with
+"read-only file system", counted as deliberate, instead of writing on this machine.
 """
 import argparse
 import base64
@@ -309,6 +309,7 @@ def enter_files_namespace():
     namespace, mounts and a python start per input cost more than the two stages."""
     libc = ctypes.CDLL(None, use_errno=True)
     clone_newns, ms_rec, ms_private, ms_bind = 0x20000, 0x4000, 1 << 18, 0x1000
+    ms_remount, ms_rdonly = 0x20, 0x1
 
     def ok(rc, what):
         if rc != 0:
@@ -321,6 +322,12 @@ def enter_files_namespace():
     os.makedirs("/run/systemd")
     ok(libc.mount(os.environ["FAKE_SYSTEMD_DIR"].encode(), b"/run/systemd", None, ms_bind, None),
        "bind the fake systemd")
+    # The host read-only, all but the campaign's scratch directory: the reference follows
+    # links out of the root and would write onto this machine (preset lines, SSH keys); here
+    # it fails with "read-only file system" instead, which deliberate.py recognises.
+    scratch = SCRATCH[0].encode()
+    ok(libc.mount(scratch, scratch, None, ms_bind, None), "bind the scratch directory")
+    ok(libc.mount(b"none", b"/", None, ms_remount | ms_bind | ms_rdonly, None), "/ read-only")
 
 
 def reference_files(w, root, cfg):
