@@ -712,3 +712,32 @@ fn an_unsized_wiped_entry_fails_as_upstream_on_a_foreign_table_and_reruns_on_its
     assert_eq!(first, 2048);
     assert_eq!(ok(&provision("plan", &dir2, &config(own.path()))), "");
 }
+
+// The storage harness's gen-1800-15: over a partition at 3 MiB, partition 1 with start 0 and
+// wipePartitionEntry is made again at 1 MiB, then a `number: 0` entry at 5 MiB, as upstream
+// makes them. flint used to fail its own check after writing: planning that table again by
+// upstream's rule alone moves partition 1 to the largest free block. flint made it, so its
+// start of 0 keeps it in place, as a start left out does; the apply succeeds and a re-run
+// changes nothing.
+#[test]
+fn a_start_of_zero_on_a_wiped_entry_succeeds_and_reruns_in_place() {
+    let dir = scratch("disks-start0");
+    let disk = Loop::new(&dir, "disk", 64);
+    let image = disk.image.to_str().unwrap();
+    sh("sgdisk", &["-n", "1:3M:+4M", "-c", "1:C", image]);
+    let config = format!(
+        r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{}",
+          "partitions":[{{"number":1,"label":"B","startMiB":0,"sizeMiB":4,"wipePartitionEntry":true}},
+                        {{"number":0,"label":"new","startMiB":5,"sizeMiB":2}}]}}]}}}}"#,
+        disk.path()
+    );
+    ok(&provision("apply", &dir, &config));
+    let at = |n| sgdisk_info(&disk.image, n).map(|(f, l, name, _)| (f, l, name));
+    assert_eq!(at(1), Some((2048, 10239, "B".into())));
+    assert_eq!(at(2), Some((10240, 14335, "new".into())));
+    assert_eq!(
+        ok(&provision("plan", &dir, &config)),
+        "",
+        "a re-run changes nothing"
+    );
+}

@@ -342,7 +342,10 @@ fn a_made_partition_with_start_zero_stays_on_a_rerun() {
         .map(|s| (s.number, s.start, s.size))
         .collect();
     assert_eq!(placed, [(1, MIB, 4 * MIB), (2, 5 * MIB, 2 * MIB)]);
-    assert_eq!(rerun(&desired, false, &plan.result).unwrap().actions, vec![]);
+    assert_eq!(
+        rerun(&desired, false, &plan.result).unwrap().actions,
+        vec![]
+    );
 }
 
 #[test]
