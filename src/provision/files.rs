@@ -1043,14 +1043,10 @@ pub fn run_units(
     }
     // Through a link at the preset file's own path too, as upstream's append follows it,
     // but never out of the root: where upstream would append outside it (visible nowhere
-    // in the root), nothing is written.
-    let preset = root
-        .resolve_through(PRESET_PATH)
-        .map_err(|message| EntryError {
-            entry: units.clone(),
-            message,
-        })?;
-    let existing = (preset.as_ref())
+    // in the root), nothing is written. A path that cannot be followed fails only when
+    // there is a line to append: upstream opens the file for nothing else.
+    let preset = root.resolve_through(PRESET_PATH);
+    let existing = (preset.as_ref().ok().and_then(Option::as_ref))
         .and_then(|p| std::fs::read_to_string(&p.host).ok())
         .unwrap_or_default();
     let mut acts = Vec::new();
@@ -1074,7 +1070,14 @@ pub fn run_units(
         block.push_str(&line);
         block.push('\n');
     }
-    if let Some(preset) = preset.filter(|_| !block.is_empty()) {
+    let preset = match block.is_empty() {
+        true => None,
+        false => preset.map_err(|message| EntryError {
+            entry: units.clone(),
+            message,
+        })?,
+    };
+    if let Some(preset) = preset {
         acts.extend(parents(&mut planned, &units, &preset.missing));
         acts.push(Action {
             entry: units.clone(),
