@@ -582,6 +582,15 @@ fn overridden_by_units(config: &Config, done: &[(Planned, bool)]) -> HashSet<Jso
 /// Such a config converges on a second run, if at all, not on the first.
 fn displaced(done: &[(Planned, bool)], left: &Planned) -> bool {
     let under = |p: &str, dir: &str| p.strip_prefix(dir).is_some_and(|r| r.starts_with('/'));
+    // SSH keys are checked as their user: a directory entry that then changed the mode or
+    // owner of a directory on their way (`.ssh` made root's 0600) leaves them written but out
+    // of the user's reach, as upstream leaves them (users come before files).
+    let from_files = |d: &Planned| d.kind != "write-ssh-keys" && d.kind != "passwd";
+    if left.kind == "write-ssh-keys"
+        && (done.iter()).any(|(d, _)| from_files(d) && under(&left.path, &d.path))
+    {
+        return true;
+    }
     // Where the entry's own changes were made on this run.
     let own: Vec<(usize, &str)> = (done.iter().enumerate())
         .filter(|(_, (d, _))| d.entry == left.entry)
