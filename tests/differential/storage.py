@@ -122,6 +122,12 @@ def gen_scenarios(n, seed):
                 p["wipePartitionEntry"] = r.random() < 0.6
             if r.random() < 0.1:
                 p["resize"] = True
+            # seeds from 1900 on: type and partition GUIDs too (upstream compares them, in
+            # any letter case), and a filesystem on one of the partitions
+            if seed >= 1900 and r.random() < 0.15:
+                p["typeGuid"] = r.choice([LINUX, LINUX.lower(), SWAP, SWAP.lower()])
+            if seed >= 1900 and r.random() < 0.1:
+                p["guid"] = r.choice(["%08d-0000-4000-8000-000000000000" % r.randint(1, 4), G1, G1.lower()])
             if "number" not in p and "label" not in p:
                 p["label"] = "L%d" % i
             parts.append(p)
@@ -130,7 +136,19 @@ def gen_scenarios(n, seed):
         disk = {"device": "$D", "partitions": parts}
         if r.random() < 0.2:
             disk["wipeTable"] = True
-        yield ("gen-%d-%d" % (seed, i), table(*existing) if existing else [], {"disks": [disk]})
+        storage = {"disks": [disk]}
+        if seed >= 1900 and r.random() < 0.25:
+            fs = {"device": "$P%d" % r.choice([1, 2, 3]), "format": r.choice(["ext4", "vfat", "swap"])}
+            if r.random() < 0.5:
+                fs["label"] = r.choice(["data", "A"])
+            if r.random() < 0.3:
+                fs["wipeFilesystem"] = True
+            storage["filesystems"] = [fs]
+        setup = table(*existing) if existing else []
+        if seed >= 1900 and existing and r.random() < 0.2:
+            # an existing partition of another type
+            setup.insert(-1, "sgdisk -t 1:%s $D >/dev/null 2>&1 || true" % SWAP)
+        yield ("gen-%d-%d" % (seed, i), setup, storage)
 
 
 FORMATS = ["ext4", "xfs", "btrfs", "vfat", "swap"]
@@ -275,7 +293,7 @@ def main(a):
     work = tempfile.mkdtemp(prefix="difftest-storage-")
     total = div = delib = 0
     try:
-        cases = [c + (64,) for c in SCENARIOS]
+        cases = [] if a.generated_only else [c + (64,) for c in SCENARIOS]
         if not a.corpora_only:
             # as many filesystem scenarios as partition ones
             cases += [c + (64,) for c in gen_scenarios(a.generated, a.seed)]
