@@ -9,9 +9,12 @@ shipped in /usr/lib, masks, an existing preset file. The config then writes file
 directories, links, units, drop-ins, presets, users and groups over the same few paths, so
 that entries meet what is there.
 """
+import base64
+import hashlib
 import json
 import random
 import shlex
+import urllib.parse
 
 BASE = r"""#!/bin/sh
 # Creates the starting target root in the current directory (an empty dir).
@@ -73,6 +76,11 @@ UNITS = ["a.service", "b.service", "c@x.service", "c@y.service", "c@.service", "
          "e.timer", "static.service", "vendor.service", "m.service", "f.target"]
 SETUP_DIRS = ["etc/a", "var/x", "opt", "home/alice/.ssh", "dir", "srv", "etc/ssh/sshd_config.d",
               "home/bob", "home/alice/.ssh/authorized_keys.d"]
+
+
+# The data URLs the configs use, with the bytes they hold.
+DATA = {"data:,hello": b"hello", "data:,": b"", "data:;base64,AAEC": b"\x00\x01\x02",
+        "data:,line%0A": b"line\n", "data:,old%0A": b"old\n", "data:,%E2%9C%93": "\u2713".encode()}
 
 
 class FilesGen:
@@ -149,8 +157,7 @@ class FilesGen:
 
     # --- the config ---
     def data_url(self):
-        return self.pick(["data:,hello", "data:,", "data:;base64,AAEC", "data:,line%0A", "data:,old%0A",
-                          "data:,%E2%9C%93"])
+        return self.pick(list(DATA))
 
     def owner_fields(self, d):
         u = self.pick(OWNERS)
@@ -160,13 +167,26 @@ class FilesGen:
         if g:
             d["group"] = g
 
+    def verification(self, res, data):
+        """A hash of the resource's bytes, right or wrong, at times (3.x: sha512; sha256 from
+        3.2)."""
+        if self.p(0.1):
+            algo = self.pick(["sha512", "sha256"]) if self.version >= "3.2.0" else "sha512"
+            digest = getattr(hashlib, algo)(data).hexdigest()
+            if self.p(0.3):
+                digest = digest[::-1]
+            res["verification"] = {"hash": "%s-%s" % (algo, digest)}
+
     def file(self, used):
         f = {"path": self.fresh(used, FILE_PATHS)}
         if self.p(0.7):
             f["contents"] = {"source": self.data_url()}
+            self.verification(f["contents"], DATA[f["contents"]["source"]])
             if self.p(0.1):
                 f["contents"] = {"source": "data:;base64,H4sIAAAAAAAA/8pIzcnJBwQAAP//hZ1nDwUAAAA=",
                                  "compression": "gzip"}
+                # the hash is of the compressed bytes
+                self.verification(f["contents"], base64.b64decode(f["contents"]["source"][13:]))
         if self.p(0.2):
             f["append"] = [{"source": self.data_url()} for _ in range(self.r.randint(1, 2))]
         if self.p(0.3) and "contents" in f:
@@ -273,9 +293,25 @@ class FilesGen:
             g["shouldExist"] = False
         return g
 
-    def config(self):
-        version = self.pick(["3.3.0", "3.3.0", "3.4.0", "3.2.0", "3.0.0", "3.1.0"])
+    def config(self, depth=0):
+        version = self.version = self.pick(["3.3.0", "3.3.0", "3.4.0", "3.2.0", "3.0.0", "3.1.0", "3.5.0"])
         c = {"ignition": {"version": version}}
+        # Configs merged in (data URLs, children of the same version), as the fetch stage
+        # merges them: lists keyed by path or name, the child's entries winning.
+        if depth == 0 and self.p(0.12):
+            kids = []
+            for _ in range(self.r.randint(1, 2)):
+                kid = self.config(depth=1)
+                kid["ignition"]["version"] = version
+                text = json.dumps(kid)
+                src = ("data:;base64," + base64.b64encode(text.encode()).decode() if self.p(0.5)
+                       else "data:," + urllib.parse.quote(text))
+                kids.append({"source": src})
+            self.version = version
+            if self.p(0.15):
+                c["ignition"]["config"] = {"replace": kids[0]}
+            else:
+                c["ignition"]["config"] = {"merge": kids}
         used = set()
         st = {}
         if self.p(0.6):
