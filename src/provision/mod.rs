@@ -11,6 +11,7 @@ pub mod kargs;
 pub mod mounts;
 pub mod owners;
 pub mod passwd;
+mod rehearse;
 pub mod resources;
 pub mod root;
 

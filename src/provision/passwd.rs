@@ -273,6 +273,9 @@ pub fn run(
     if !apply && first_run {
         refused_databases(root, &out)?;
     }
+    if !apply {
+        super::rehearse::shadow_tools(cfg, root, &out)?;
+    }
     if apply {
         for c in &out {
             let fail = |message: String| EntryError {

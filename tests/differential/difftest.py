@@ -371,12 +371,26 @@ def check_files(case):
     if rc1 or rc2:
         return True, ("setup-failed", b"", b""), ("setup-failed", b"", b"")
     ref = reference_files(os.path.join(w, "ign"), rroot, cfg)
+    # `flint plan` first: it must say whether apply fails, and change nothing.
+    before = manifest(froot) if PLAN_TOO else b""
+    # (its scratch files in the campaign's, the only place writable here)
+    plan = run([os.path.join(FLINT_BIN, "flint"), "plan", "--root", froot, cfg], timeout=120,
+               env=dict(os.environ, TMPDIR=w)) if PLAN_TOO else None
+    if plan and manifest(froot) != before:
+        return False, (ref[0], b"", ref[2]), ("plan changed the root", b"", plan[2])
     got = run([os.path.join(FLINT_BIN, "flint"), "apply", "--root", froot, cfg], timeout=120)
     ok_ref, ok_got = ref[0] == 0, got[0] == 0
     mref = manifest(rroot) if ok_ref else b""
     mgot = manifest(froot) if ok_got else b""
     same = ok_ref == ok_got and mref == mgot
+    if same and plan and (plan[0] == 0) != ok_got:
+        return False, (ref[0], mref, ref[2]), ("plan %s, apply %s" % (plan[0], got[0]), mgot,
+                                               plan[2] + b"--- apply\n" + got[2])
     return same, (ref[0], mref, ref[2]), (got[0], mgot, got[2])
+
+
+# Whether the files campaign also runs `flint plan` before apply (--plan-too).
+PLAN_TOO = False
 
 
 CHECKS = {"butane": check_butane, "validate": check_validate, "files": check_files}
@@ -461,11 +475,15 @@ def main():
     ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "difftest-out"))
     ap.add_argument("--corpora-only", action="store_true")
     ap.add_argument("--generated-only", action="store_true", help="skip the corpora (long campaigns in chunks)")
+    ap.add_argument("--plan-too", action="store_true",
+                    help="files: run `flint plan` first; a plan that changes the root, or whose "
+                         "verdict is not apply's, is a divergence")
     ap.add_argument("--variants", action="store_true",
                     help="butane: a quarter of the generated documents in other variants, with their sugar")
     a = ap.parse_args()
-    global VARIANTS
+    global VARIANTS, PLAN_TOO
     VARIANTS = a.variants
+    PLAN_TOO = a.plan_too
     if a.tool == "storage":
         import storage
         return storage.main(a)
