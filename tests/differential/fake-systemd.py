@@ -9,7 +9,9 @@ Properties.Get answers "252" (the systemd version the files stage asks about).
 Speaks just enough of the D-Bus wire format: EXTERNAL auth, little-endian messages.
 """
 import os
+import re
 import socket
+import subprocess
 import struct
 import sys
 import threading
@@ -143,10 +145,18 @@ def wait_then_signal(unit, job):
             i += 1
     path = "/" + path
     result = "timeout"
-    for _ in range(200):
+    # A kernel without partition-table parsing (this machine's) drops a loop device's
+    # partitions when the disks stage re-reads the table, and never adds them again: what
+    # udev and the kernel do on a real machine is done here by telling it the table
+    # (BLKPG, as partx does), once, when the node is not there soon.
+    part = re.match(r"^(/dev/loop\d+)p\d+$", path)
+    for i in range(200):
         if os.path.exists(path):
             result = "done"
             break
+        if i == 3 and part:
+            subprocess.run(["partx", "-u", part.group(1)], capture_output=True)
+            subprocess.run(["partx", "-a", part.group(1)], capture_output=True)
         time.sleep(0.1)
     sigmsg = message(4, [(1, "o", "/org/freedesktop/systemd1"),
                          (2, "s", "org.freedesktop.systemd1.Manager"),
