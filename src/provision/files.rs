@@ -621,12 +621,21 @@ fn plan_link(
                 "hard link target {target} is removed with what overwrite removes at the link's path"
             ));
         }
+        let same = meta
+            .as_ref()
+            .is_some_and(|m| m.ino() == tmeta.ino() && m.dev() == tmeta.dev());
+        // What the run would make the kernel refuse (EPERM), found before anything is written.
+        if tmeta.is_dir() && (!same || overwrite) {
+            return Err(format!(
+                "hard link target {target} is a directory: the kernel links no directories"
+            ));
+        }
         return match (kind, meta) {
             (Kind::None, _) => Ok(Some(Change::Hardlink {
                 target: t.inner,
                 replace: false,
             })),
-            (_, Some(m)) if m.ino() == tmeta.ino() && m.dev() == tmeta.dev() => Ok(None),
+            _ if same => Ok(None),
             _ if overwrite => Ok(Some(Change::Hardlink {
                 target: t.inner,
                 replace: true,
