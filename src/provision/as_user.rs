@@ -129,3 +129,42 @@ mod tests {
         d
     }
 }
+
+/// Whether user `uid`:`gid` may make `file` where it is missing, as [`write_file`] makes it:
+/// the deepest directory on its way that exists must let the user in and write in it (the
+/// directories below it, and the file, are then the user's own).
+pub fn can_create(uid: u32, gid: u32, file: &Path) -> Result<()> {
+    let file = file.to_path_buf();
+    std::thread::spawn(move || -> Result<()> {
+        become_user(uid, gid)?;
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            match std::fs::symlink_metadata(d) {
+                Ok(_) => {
+                    use std::os::unix::ffi::OsStrExt;
+                    let c = std::ffi::CString::new(d.as_os_str().as_bytes())
+                        .map_err(|_| Error::other("a path with a NUL byte"))?;
+                    // SAFETY: a valid C string; checks the calling thread's effective ids.
+                    let rc = unsafe {
+                        libc::faccessat(
+                            libc::AT_FDCWD,
+                            c.as_ptr(),
+                            libc::W_OK | libc::X_OK,
+                            libc::AT_EACCESS,
+                        )
+                    };
+                    return if rc == 0 {
+                        Ok(())
+                    } else {
+                        Err(Error::last_os_error())
+                    };
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => dir = d.parent(),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    })
+    .join()
+    .map_err(|_| Error::other("the thread checking as the user panicked"))?
+}

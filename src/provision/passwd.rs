@@ -248,8 +248,12 @@ pub fn run(
             && !u.ssh_authorized_keys.is_empty()
             && keys_need_writing(root, &u.name, place.as_ref().map(|p| &p.1), &want)
         {
+            // (Not for a home the run moves: the keys go to the new one.)
+            let moving = given(&u.home_dir)
+                .is_some_and(|h| passwd_entry(root, &u.name).is_some_and(|f| f.get(5) != Some(h)));
             if !apply
                 && first_run
+                && !moving
                 && let Some((_, target)) = &place
             {
                 keys_writable(root, &u.name, target).map_err(|message| EntryError {
@@ -529,7 +533,14 @@ fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), Str
         return Ok(());
     };
     if std::fs::symlink_metadata(host).is_err() {
-        return Ok(());
+        // To be made, with the directories missing on its way, as the user. (Only the
+        // kernel's refusal counts: a plan may see the root read-only, the run will not.)
+        return match super::as_user::can_create(uid, gid, host) {
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                Err(format!("creating {} as user {uid}: {e}", host.display()))
+            }
+            _ => Ok(()),
+        };
     }
     match refusal(uid, gid, host) {
         Some(e) => Err(format!("opening {} as user {uid}: {e}", host.display())),
