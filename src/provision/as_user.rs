@@ -91,45 +91,6 @@ pub fn can_write(uid: u32, gid: u32, file: &Path) -> Result<()> {
     .map_err(|_| Error::other("the thread opening as the user panicked"))?
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::MetadataExt;
-
-    #[test]
-    fn writes_as_the_user_and_leaves_the_process_root() {
-        if unsafe { libc::geteuid() } != 0 {
-            return;
-        }
-        let d = tempdir();
-        std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
-        let f = d.join("a/b/keys");
-        write_file(4321, 4322, &f, b"k\n").unwrap();
-        let m = std::fs::metadata(&f).unwrap();
-        assert_eq!((m.uid(), m.gid(), m.mode() & 0o777), (4321, 4322, 0o600));
-        let a = std::fs::metadata(d.join("a")).unwrap();
-        assert_eq!((a.uid(), a.mode() & 0o777), (4321, 0o700));
-        assert_eq!(
-            unsafe { libc::geteuid() },
-            0,
-            "only the thread changed user"
-        );
-        // A directory the user may not write to: permission denied, nothing written.
-        std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-        let err = write_file(4321, 4322, &d.join("c/keys"), b"k\n").unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
-        assert!(!d.join("c").exists());
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    fn tempdir() -> PathBuf {
-        let d = std::env::temp_dir().join(format!("flint-as-user-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir(&d).unwrap();
-        d
-    }
-}
-
 /// Whether user `uid`:`gid` may make `file` where it is missing, as [`write_file`] makes it:
 /// the deepest directory on its way that exists must let the user in and write in it (the
 /// directories below it, and the file, are then the user's own).
@@ -167,4 +128,50 @@ pub fn can_create(uid: u32, gid: u32, file: &Path) -> Result<()> {
     })
     .join()
     .map_err(|_| Error::other("the thread checking as the user panicked"))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn writes_as_the_user_and_leaves_the_process_root() {
+        if unsafe { libc::geteuid() } != 0 {
+            return;
+        }
+        let d = tempdir();
+        std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+        let f = d.join("a/b/keys");
+        write_file(4321, 4322, &f, b"k\n").unwrap();
+        let m = std::fs::metadata(&f).unwrap();
+        assert_eq!((m.uid(), m.gid(), m.mode() & 0o777), (4321, 4322, 0o600));
+        let a = std::fs::metadata(d.join("a")).unwrap();
+        assert_eq!((a.uid(), a.mode() & 0o777), (4321, 0o700));
+        assert_eq!(
+            unsafe { libc::geteuid() },
+            0,
+            "only the thread changed user"
+        );
+        // A directory the user may not write to: permission denied, nothing written.
+        std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let err = write_file(4321, 4322, &d.join("c/keys"), b"k\n").unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::PermissionDenied);
+        assert!(!d.join("c").exists());
+        // can_create says so beforehand, and nothing else: below `a` (the user's) it may,
+        // missing directories and all; in `d` it may not; as root it may.
+        let no = can_create(4321, 4322, &d.join("c/keys")).unwrap_err();
+        assert_eq!(no.kind(), std::io::ErrorKind::PermissionDenied);
+        can_create(4321, 4322, &d.join("a/x/y/keys")).unwrap();
+        can_create(0, 0, &d.join("c/keys")).unwrap();
+        assert!(!d.join("c").exists() && !d.join("a/x").exists());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    fn tempdir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("flint-as-user-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir(&d).unwrap();
+        d
+    }
 }
