@@ -146,6 +146,12 @@ def _write_out_of_root(case, ref, got):
     return ref[0] != 0 and got[0] == 0 and b"read-only file system" in ref[2]
 
 
+def _duplicate_guid(case, ref, got):
+    """A partition made with another partition's GUID is refused (GUIDs unique on a disk);
+    upstream's sgdisk writes the duplicate."""
+    return ref[0] == 0 and got[0] != 0 and b"a disk's partition GUIDs must be unique" in got[2]
+
+
 RULES = {
     "butane": [("snippets and YAML kinds in YAML errors", _yaml_error_snippets),
                ("embedded Ignition configs checked", _embedded_configs_checked),
@@ -155,5 +161,6 @@ RULES = {
     "validate": [("Go decoder messages not copied", _go_type_error_text),
                  ("upstream's random order of one object's unused keys", _random_key_order)],
     "files": [("nothing written through a link out of the root", _write_out_of_root)],
-    "storage": [("wipeTable keeps a table that already matches (partition GUIDs kept)", _kept_table)],
+    "storage": [("wipeTable keeps a table that already matches (partition GUIDs kept)", _kept_table),
+                ("a partition GUID used twice on a disk is refused", _duplicate_guid)],
 }

@@ -350,9 +350,36 @@ pub fn plan_with(
             });
         }
         p.actions.insert(0, Action::WipeTable);
-        return Ok(p);
+        return unique_guids(p);
     }
-    plan_on(desired, observed, &made, new_guid)
+    unique_guids(plan_on(desired, observed, &made, new_guid)?)
+}
+
+/// A partition made with the GUID another partition of the table has is refused. sgdisk
+/// writes it (upstream's run succeeds), but the GPT wants each unique, and two partitions of
+/// one GUID make `/dev/disk/by-partuuid` name either: a mount by it could take the wrong one.
+fn unique_guids(plan: Plan) -> Result<Plan, PlanError> {
+    for a in &plan.actions {
+        let (Action::Create { index, slot }
+        | Action::Recreate {
+            index, to: slot, ..
+        }) = a
+        else {
+            continue;
+        };
+        let twin = (plan.result.slots.iter())
+            .find(|s| s.number != slot.number && s.guid.eq_ignore_ascii_case(&slot.guid));
+        if let Some(twin) = twin {
+            return Err(PlanError {
+                index: Some(*index),
+                message: format!(
+                    "partition {}: GUID {} is partition {}'s already: a disk's partition GUIDs must be unique",
+                    slot.number, slot.guid, twin.number
+                ),
+            });
+        }
+    }
+    Ok(plan)
 }
 
 /// Equal but for GUIDs the planner made up.

@@ -349,6 +349,26 @@ fn a_made_partition_with_start_zero_stays_on_a_rerun() {
 }
 
 #[test]
+fn a_new_partition_with_an_existing_partitions_guid_is_refused() {
+    // The storage harness's gen-1901-13: sgdisk makes it, flint names the entry instead.
+    let l = with(vec![slot(1, 1, 8, "A"), slot(2, 11, 4, "A")]);
+    let mut p = part(9, None, Some(8), Some("B"));
+    p.guid = Some("00000000-0000-0000-0000-000000000001".into());
+    let e = run(&[p.clone(), part(4, None, Some(2), None)], false, &l).unwrap_err();
+    assert_eq!(e.index, Some(0));
+    assert!(
+        e.message.contains("is partition 1's already"),
+        "{}",
+        e.message
+    );
+    // The partition's own GUID, kept where it is, is no clash; nor is it with a wiped table.
+    let mut own = part(1, None, None, Some("A"));
+    own.guid = Some("00000000-0000-0000-0000-000000000001".into());
+    assert!(run(&[own], false, &l).unwrap().actions.is_empty());
+    assert!(run(&[p], true, &l).is_ok());
+}
+
+#[test]
 fn does_not_fit_names_the_entry() {
     let e = run(
         &[
