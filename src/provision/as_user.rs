@@ -91,6 +91,32 @@ pub fn can_write(uid: u32, gid: u32, file: &Path) -> Result<()> {
     .map_err(|_| Error::other("the thread opening as the user panicked"))?
 }
 
+/// Whether user `uid`:`gid` may go through the directory `dir` (search permission on it and
+/// on the way to it), as the kernel asks when it opens a path below `dir`.
+pub fn can_search(uid: u32, gid: u32, dir: &Path) -> Result<()> {
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || -> Result<()> {
+        become_user(uid, gid)?;
+        access(&dir, libc::X_OK)
+    })
+    .join()
+    .map_err(|_| Error::other("the thread checking as the user panicked"))?
+}
+
+/// `faccessat` with the calling thread's effective ids.
+fn access(path: &Path, mode: libc::c_int) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| Error::other("a path with a NUL byte"))?;
+    // SAFETY: a valid C string; checks the calling thread's effective ids.
+    let rc = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), mode, libc::AT_EACCESS) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(Error::last_os_error())
+    }
+}
+
 /// Whether user `uid`:`gid` may make `file` where it is missing, as [`write_file`] makes it:
 /// the deepest directory on its way that exists must let the user in and write in it (the
 /// directories below it, and the file, are then the user's own).
@@ -101,25 +127,7 @@ pub fn can_create(uid: u32, gid: u32, file: &Path) -> Result<()> {
         let mut dir = file.parent();
         while let Some(d) = dir {
             match std::fs::symlink_metadata(d) {
-                Ok(_) => {
-                    use std::os::unix::ffi::OsStrExt;
-                    let c = std::ffi::CString::new(d.as_os_str().as_bytes())
-                        .map_err(|_| Error::other("a path with a NUL byte"))?;
-                    // SAFETY: a valid C string; checks the calling thread's effective ids.
-                    let rc = unsafe {
-                        libc::faccessat(
-                            libc::AT_FDCWD,
-                            c.as_ptr(),
-                            libc::W_OK | libc::X_OK,
-                            libc::AT_EACCESS,
-                        )
-                    };
-                    return if rc == 0 {
-                        Ok(())
-                    } else {
-                        Err(Error::last_os_error())
-                    };
-                }
+                Ok(_) => return access(d, libc::W_OK | libc::X_OK),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => dir = d.parent(),
                 Err(e) => return Err(e),
             }

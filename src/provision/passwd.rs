@@ -529,9 +529,13 @@ fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), Str
         Ok(None) => return Ok(()),
         Err(e) => return Err(e.clone()),
     };
-    let Some((uid, gid)) = passwd_entry(root, user).and_then(|f| ids(&f).ok()) else {
+    let Some(f) = passwd_entry(root, user) else {
         return Ok(());
     };
+    let Ok((uid, gid)) = ids(&f) else {
+        return Ok(());
+    };
+    way_searchable(root, f.get(5).map_or("", String::as_str), uid, gid)?;
     if std::fs::symlink_metadata(host).is_err() {
         // To be made, with the directories missing on its way, as the user. (Only the
         // kernel's refusal counts: a plan may see the root read-only, the run will not.)
@@ -569,7 +573,32 @@ fn write_keys(root: &Root, user: &str, keys: &[String]) -> Result<(), String> {
     let Some(file) = keys_target(root, &format!("{home}/{}", keys_file()))? else {
         return Ok(());
     };
+    way_searchable(root, &home, uid, gid)?;
     let text = keys_text(keys);
     super::as_user::write_file(uid, gid, &file, text.as_bytes())
         .map_err(|e| format!("writing {}: {e}", file.display()))
+}
+
+/// Upstream opens the keys file by its path as the user, so the kernel asks the user's
+/// search permission on every directory of that path, the directory holding a link at the
+/// keys file's name included. The file is written where such a link leads (confined to the
+/// root), so the directory it was reached through is asked about here.
+fn way_searchable(root: &Root, home: &str, uid: u32, gid: u32) -> Result<(), String> {
+    let file = format!("{home}/{}", keys_file());
+    let Some((dir, _)) = file.rsplit_once('/') else {
+        return Ok(());
+    };
+    let Ok(r) = root.resolve(dir) else {
+        return Ok(());
+    };
+    if !r.host.is_dir() {
+        return Ok(());
+    }
+    match super::as_user::can_search(uid, gid, &r.host) {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(format!(
+            "opening {} as user {uid}: {e}",
+            root.host(&file).display()
+        )),
+        _ => Ok(()),
+    }
 }
