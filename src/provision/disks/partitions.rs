@@ -350,28 +350,41 @@ pub fn plan_with(
             });
         }
         p.actions.insert(0, Action::WipeTable);
-        return unique_guids(p);
+        return unique_guids(desired, p);
     }
-    unique_guids(plan_on(desired, observed, &made, new_guid)?)
+    unique_guids(desired, plan_on(desired, observed, &made, new_guid)?)
 }
 
 /// A partition made with the GUID another partition of the table has is refused. sgdisk
 /// writes it (upstream's run succeeds), but the GPT wants each unique, and two partitions of
 /// one GUID make `/dev/disk/by-partuuid` name either: a mount by it could take the wrong one.
-fn unique_guids(plan: Plan) -> Result<Plan, PlanError> {
+/// Only GUIDs the config gives are checked: made-up ones are random.
+fn unique_guids(desired: &[Partition], plan: Plan) -> Result<Plan, PlanError> {
+    // The partitions made here with a GUID of the config's (index, slot), and those whose
+    // GUID was made up (numbers).
+    let mut given = Vec::new();
+    let mut made_up = Vec::new();
     for a in &plan.actions {
-        let (Action::Create { index, slot }
+        if let Action::Create { index, slot }
         | Action::Recreate {
             index, to: slot, ..
-        }) = a
-        else {
-            continue;
-        };
-        let twin = (plan.result.slots.iter())
-            .find(|s| s.number != slot.number && s.guid.eq_ignore_ascii_case(&slot.guid));
+        } = a
+        {
+            match desired.get(*index).and_then(|p| p.guid.as_ref()) {
+                Some(_) => given.push((*index, slot)),
+                None => made_up.push(slot.number),
+            }
+        }
+    }
+    for (index, slot) in given {
+        let twin = (plan.result.slots.iter()).find(|s| {
+            s.number != slot.number
+                && !made_up.contains(&s.number)
+                && s.guid.eq_ignore_ascii_case(&slot.guid)
+        });
         if let Some(twin) = twin {
             return Err(PlanError {
-                index: Some(*index),
+                index: Some(index),
                 message: format!(
                     "partition {}: GUID {} is partition {}'s already: a disk's partition GUIDs must be unique",
                     slot.number, slot.guid, twin.number
