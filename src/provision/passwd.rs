@@ -110,8 +110,14 @@ fn db_line(root: &Root, file: &str, name: &str) -> Option<Vec<String>> {
         .find(|f| f.first().map(String::as_str) == Some(name))
 }
 
-fn passwd_entry(root: &Root, name: &str) -> Option<Vec<String>> {
+pub(super) fn passwd_entry(root: &Root, name: &str) -> Option<Vec<String>> {
     db_line(root, "/etc/passwd", name)
+}
+
+/// Whether the config gives existing user `u` a home other than theirs (usermod moves it).
+fn home_moves(root: &Root, u: &PasswdUser) -> bool {
+    given(&u.home_dir)
+        .is_some_and(|h| passwd_entry(root, &u.name).is_some_and(|f| f.get(5) != Some(h)))
 }
 
 /// Field `idx` of the line for `name` in database `file` of the root.
@@ -249,11 +255,9 @@ pub fn run(
             && keys_need_writing(root, &u.name, place.as_ref().map(|p| &p.1), &want)
         {
             // (Not for a home the run moves: the keys go to the new one.)
-            let moving = given(&u.home_dir)
-                .is_some_and(|h| passwd_entry(root, &u.name).is_some_and(|f| f.get(5) != Some(h)));
             if !apply
                 && first_run
-                && !moving
+                && !home_moves(root, u)
                 && let Some((_, target)) = &place
             {
                 keys_writable(root, &u.name, target).map_err(|message| EntryError {
@@ -369,8 +373,7 @@ fn homes_exist(
         }
         let entry = users.index(i);
         // A home the plan moves (usermod --move-home) is not there yet.
-        let moved = given(&u.home_dir)
-            .is_some_and(|h| passwd_entry(root, &u.name).is_some_and(|f| f.get(5) != Some(h)))
+        let moved = home_moves(root, u)
             && changes
                 .iter()
                 .any(|c| c.entry == entry && c.command.is_some());
@@ -516,8 +519,13 @@ fn keys_need_writing(root: &Root, user: &str, target: Option<&KeysTarget>, want:
 /// permissions refuse it. Only that: a plan sees the root's filesystems mounted read-only,
 /// which the run will not.
 fn refusal(uid: u32, gid: u32, host: &std::path::Path) -> Option<std::io::Error> {
-    super::as_user::can_write(uid, gid, host)
-        .err()
+    denied(super::as_user::can_write(uid, gid, host))
+}
+
+/// The kernel's refusal among a check's outcomes (EROFS and the like are not counted: a plan
+/// may see the root read-only, the run will not).
+fn denied(r: std::io::Result<()>) -> Option<std::io::Error> {
+    r.err()
         .filter(|e| e.kind() == std::io::ErrorKind::PermissionDenied)
 }
 
@@ -539,11 +547,9 @@ fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), Str
     if std::fs::symlink_metadata(host).is_err() {
         // To be made, with the directories missing on its way, as the user. (Only the
         // kernel's refusal counts: a plan may see the root read-only, the run will not.)
-        return match super::as_user::can_create(uid, gid, host) {
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-                Err(format!("creating {} as user {uid}: {e}", host.display()))
-            }
-            _ => Ok(()),
+        return match denied(super::as_user::can_create(uid, gid, host)) {
+            Some(e) => Err(format!("creating {} as user {uid}: {e}", host.display())),
+            None => Ok(()),
         };
     }
     match refusal(uid, gid, host) {
@@ -594,11 +600,11 @@ fn way_searchable(root: &Root, home: &str, uid: u32, gid: u32) -> Result<(), Str
     if !r.host.is_dir() {
         return Ok(());
     }
-    match super::as_user::can_search(uid, gid, &r.host) {
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(format!(
+    match denied(super::as_user::can_search(uid, gid, &r.host)) {
+        Some(e) => Err(format!(
             "opening {} as user {uid}: {e}",
             root.host(&file).display()
         )),
-        _ => Ok(()),
+        None => Ok(()),
     }
 }

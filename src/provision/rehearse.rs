@@ -7,7 +7,7 @@
 //! in the run, and the plan says so, naming the entry. Nothing of the target root changes.
 
 use super::files::EntryError;
-use super::passwd::Change;
+use super::passwd::{Change, passwd_entry};
 use super::root::Root;
 use crate::ignition::types::Config;
 use std::path::{Path, PathBuf};
@@ -84,12 +84,8 @@ impl Scratch {
         }
         // The homes the tools may create, move or remove: the part of their way that
         // exists in the root exists here too.
-        let passwd = root.read_inside("/etc/passwd").unwrap_or_default();
         for u in &cfg.passwd.users {
-            let current = (passwd.lines())
-                .map(|l| l.split(':').collect::<Vec<_>>())
-                .find(|f| f.first() == Some(&u.name.as_str()))
-                .and_then(|f| f.get(5).map(|h| h.to_string()));
+            let current = passwd_entry(root, &u.name).and_then(|f| f.get(5).cloned());
             let wanted = u.home_dir.clone().filter(|h| !h.is_empty());
             for home in [current, wanted, Some(format!("/home/{}", u.name))]
                 .into_iter()
