@@ -1,15 +1,20 @@
-//! Gzip at the best level for small inputs, byte for byte what [`gzip_zlib`] makes through
-//! zlib-rs 0.6.8, for a fraction of the time. Butane compresses every embedded file, mostly
-//! a few hundred bytes each, where zlib-rs's costs per stream dominate (a 128 KiB hash table
+//! Gzip at the best level for small inputs, zlib's algorithm with Huffman codes of its own,
+//! for a fraction of zlib-rs's time. Butane compresses every embedded file, mostly a few
+//! hundred bytes each, where zlib-rs's costs per stream dominate (a 128 KiB hash table
 //! cleared on each reset, trees built over every symbol, the streaming machinery); here
 //! every cost follows the input.
 //!
-//! What is reproduced is zlib-rs's level 9 (lazy matching, chains of 4096, the rolling
-//! 3-byte hash, zlib-ng's search along the most distant of the chains of a match's
-//! substrings) and its flush of the last block (Huffman trees with zlib's heap and its
-//! tie-breaks, the choice between a stored, a static and a dynamic block). This holds only
-//! where zlib-rs emits a single block and never slides its window, which the window size and
-//! memory level [`gzip_zlib`] picks guarantee up to [`SMALL_LIMIT`] bytes (see there).
+//! The matching is zlib-rs's level 9 (lazy matching, chains of 4096, the rolling 3-byte
+//! hash, zlib-ng's search along the most distant of the chains of a match's substrings),
+//! and so are the symbols of the block and the choice between a stored, a static and a
+//! dynamic block. The Huffman codes are built differently (see [`TreeBuilder`]): zlib's
+//! heap breaks ties by its layout, and emulating it was a third of the time. The codes are
+//! as short for the data, and their lengths are sent in the same way, so the stream is the
+//! same size as zlib-rs's but for the codes' description, where ties broken otherwise make
+//! it a byte shorter or longer now and then (measured on 50,000 inputs: 95% the same size,
+//! 1% one byte longer, 4% shorter). What is the same as zlib's holds only where zlib-rs emits
+//! a single block and never slides its window, which the window size and memory level
+//! [`gzip_zlib`] picks guarantee up to [`SMALL_LIMIT`] bytes (see there).
 //!
 //! [`gzip_zlib`]: super::dataurl::gzip_zlib
 
@@ -29,8 +34,7 @@ use std::cell::RefCell;
 /// cut anywhere.
 pub const SMALL_LIMIT: usize = 16382;
 
-/// `data` gzipped exactly as [`gzip_zlib`](super::dataurl::gzip_zlib) does it, or `None` if
-/// `data` is longer than [`SMALL_LIMIT`].
+/// `data` gzipped, or `None` if `data` is longer than [`SMALL_LIMIT`].
 pub fn gzip_small(data: &[u8]) -> Option<Vec<u8>> {
     if data.len() > SMALL_LIMIT {
         return None;
@@ -67,8 +71,6 @@ const LENGTH_CODES: usize = 29;
 const L_CODES: usize = LITERALS + 1 + LENGTH_CODES;
 const D_CODES: usize = 30;
 const BL_CODES: usize = 19;
-/// The size of zlib's heap, enough for every node of the literal tree.
-const HEAP_SIZE: usize = 2 * L_CODES + 1;
 const MAX_BITS: u16 = 15;
 const MAX_BL_BITS: u16 = 7;
 
@@ -602,9 +604,7 @@ fn tally_match(syms: &mut Vec<u32>, freqs: &mut Freqs, dist: usize, len: usize) 
 }
 
 // ------------------------------------------------------------------------------------------
-// Huffman trees: zlib's `build_tree`, `gen_bitlen` and `gen_codes`. The lengths depend on
-// how ties are broken, so the heap is zlib's: the same order of insertion, the same sift
-// down, the same key (frequency, then depth).
+// Huffman trees, and the costs zlib weighs to choose a block.
 
 /// The costs zlib weighs to choose the kind of block, in bits.
 #[derive(Default)]
@@ -615,9 +615,8 @@ struct Costs {
     static_len: usize,
 }
 
-/// What tree is built: its size, extra bits, static code, and length limit.
+/// What tree is built: its extra bits, static code, and length limit.
 struct TreeKind {
-    elems: usize,
     /// Extra bits of each symbol.
     extra: &'static [u8],
     /// The static code's lengths, to price a static block (empty for the bit-length tree).
@@ -626,7 +625,6 @@ struct TreeKind {
 }
 
 const LIT_TREE: TreeKind = TreeKind {
-    elems: L_CODES,
     extra: &{
         let mut t = [0u8; L_CODES];
         let mut code = 0;
@@ -648,7 +646,6 @@ const LIT_TREE: TreeKind = TreeKind {
     max_length: MAX_BITS,
 };
 const DIST_TREE: TreeKind = TreeKind {
-    elems: D_CODES,
     extra: &{
         let mut t = [0u8; D_CODES];
         let mut code = 0;
@@ -662,71 +659,46 @@ const DIST_TREE: TreeKind = TreeKind {
     max_length: MAX_BITS,
 };
 const BL_TREE: TreeKind = TreeKind {
-    elems: BL_CODES,
     extra: &EXTRA_BL_BITS,
     static_lens: &[],
     max_length: MAX_BL_BITS,
 };
 
-/// A heap entry: zlib's key (frequency, then depth) above the node's number. Entries
-/// compare by key alone, as zlib's do; the key is in the entry rather than looked up for
-/// each comparison.
-#[derive(Clone, Copy)]
-struct Entry(u64);
-
-impl Entry {
-    /// Past the last entry, so that a missing right son never wins.
-    const SENTINEL: Self = Self(u64::MAX);
-
-    fn new(freq: u32, depth: u32, node: usize) -> Self {
-        Self((u64::from(freq) << 24) | (u64::from(depth) << 16) | node as u64)
-    }
-
-    fn key(self) -> u64 {
-        self.0 >> 16
-    }
-
-    fn freq(self) -> u32 {
-        (self.0 >> 24) as u32
-    }
-
-    fn depth(self) -> u32 {
-        ((self.0 >> 16) & 0xff) as u32
-    }
-
-    fn node(self) -> usize {
-        (self.0 & 0xffff) as usize
-    }
-}
-
-/// zlib's tree nodes (leaves are symbols, inner nodes follow from `elems` on) and heap,
-/// kept between calls: every entry read is written first in the same build.
+/// The tree builder's scratch space, kept between calls: every entry read is written first
+/// in the same build.
+///
+/// The code is a Huffman code (of least cost for the frequencies), built by merging the two
+/// lightest nodes in turn, taken from two queues: the leaves sorted by frequency (then
+/// symbol), and the merged nodes in the order they are made, whose weights only grow. Its
+/// lengths are handed out longest first to the leaves by increasing frequency, so ties are
+/// broken by symbol, and the result depends on the frequencies alone. Where a length would
+/// pass the limit, the code is reshaped into one within it (see [`limit_lengths`]).
 struct TreeBuilder {
-    /// From index 1; the entry after the last is [`Entry::SENTINEL`].
-    heap: [Entry; 4 * L_CODES + 4],
-    heap_len: usize,
-    /// The nodes as zlib takes them off the heap, two by two, then the root (zlib keeps
-    /// them at the end of its heap array, from the end).
-    order: [u16; HEAP_SIZE],
-    order_len: usize,
     /// The symbols with a code, in increasing order.
     leaves: [u16; L_CODES],
     leaves_len: usize,
-    dad: [u16; HEAP_SIZE],
-    len: [u16; HEAP_SIZE],
+    /// The leaves by increasing frequency: the frequency above the symbol.
+    by_freq: [u32; L_CODES],
+    /// The weight of each merged node, in the order they are made.
+    weight: [u32; L_CODES],
+    /// The merged node each sorted leaf, then each merged node, hangs from.
+    parent: [u16; 2 * L_CODES],
+    /// The depth of each merged node.
+    depth: [u16; L_CODES],
+    /// The code length of each symbol (read for the symbols with a code only).
+    len: [u16; L_CODES],
 }
 
 impl TreeBuilder {
     fn new() -> Self {
         Self {
-            heap: [Entry::SENTINEL; 4 * L_CODES + 4],
-            heap_len: 0,
-            order: [0; HEAP_SIZE],
-            order_len: 0,
             leaves: [0; L_CODES],
             leaves_len: 0,
-            dad: [0; HEAP_SIZE],
-            len: [0; HEAP_SIZE],
+            by_freq: [0; L_CODES],
+            weight: [0; L_CODES],
+            parent: [0; 2 * L_CODES],
+            depth: [0; L_CODES],
+            len: [0; L_CODES],
         }
     }
 
@@ -739,24 +711,24 @@ impl TreeBuilder {
         tree: &mut Tree<N>,
         costs: &mut Costs,
     ) {
-        // The used symbols, in order, are the heap's first contents.
-        self.heap_len = 0;
         self.leaves_len = 0;
         let mut max_code: isize = -1;
         for n in hist.used() {
-            self.add_leaf(n, hist.freq[n]);
+            self.leaves[self.leaves_len] = n as u16;
+            self.leaves_len += 1;
             max_code = n as isize;
         }
         // Deflate wants two codes at least: zlib adds symbols 0 or 1 (or the next one up),
         // at frequency 1, discounted from the costs.
-        while self.heap_len < 2 {
+        while self.leaves_len < 2 {
             let node = if max_code < 2 {
                 max_code += 1;
                 max_code as usize
             } else {
                 0
             };
-            self.add_leaf(node, 1);
+            self.leaves[self.leaves_len] = node as u16;
+            self.leaves_len += 1;
             self.leaves[..self.leaves_len].sort_unstable();
             hist.freq[node] = 1;
             costs.opt_len = costs.opt_len.wrapping_sub(1);
@@ -764,174 +736,88 @@ impl TreeBuilder {
                 costs.static_len = costs.static_len.wrapping_sub(usize::from(l));
             }
         }
-        // Grandsons are read past the end: there are sentinels there.
-        self.heap[self.heap_len + 1..=4 * self.heap_len + 3].fill(Entry::SENTINEL);
-        for k in (1..=self.heap_len / 2).rev() {
-            self.sift_down(k);
+        let n = self.leaves_len;
+        for (k, &s) in self.by_freq[..n].iter_mut().zip(&self.leaves[..n]) {
+            *k = (u32::from(hist.freq[usize::from(s)]) << 16) | u32::from(s);
         }
-        self.combine(kind.elems);
-        let bl_count = self.bit_lengths(kind, &hist.freq, costs);
+        self.by_freq[..n].sort_unstable();
+        let bl_count = self.lengths(usize::from(kind.max_length));
+        self.add_costs(kind, &hist.freq, costs);
         self.assign_codes(&bl_count, &mut tree.codes);
-        tree.syms[..self.leaves_len].copy_from_slice(&self.leaves[..self.leaves_len]);
-        tree.count = self.leaves_len;
+        tree.syms[..n].copy_from_slice(&self.leaves[..n]);
+        tree.count = n;
     }
 
-    fn add_leaf(&mut self, n: usize, freq: u16) {
-        self.heap_len += 1;
-        self.heap[self.heap_len] = Entry::new(u32::from(freq), 0, n);
-        self.heap[self.heap_len + 1] = Entry::SENTINEL;
-        self.leaves[self.leaves_len] = n as u16;
-        self.leaves_len += 1;
-    }
-
-    /// zlib's `pqdownheap`: moves the entry at `k` down, each time in place of its lesser
-    /// son (the right one on ties), as long as it is greater than that son.
-    ///
-    /// Done bottom-up: first all the way down the path of lesser sons, moving them up, then
-    /// back up while the son is not less than the entry. The sons on the path only grow,
-    /// so the entry lands where zlib puts it; but the way down has no decision to guess,
-    /// and the way back is short, which halves the time of building a tree.
-    fn sift_down(&mut self, k: usize) {
-        let v = self.heap[k];
-        let mut hole = k;
-        let len = self.heap_len;
-        // Two levels a step: the grandsons are read with the sons, before knowing which son
-        // is taken, so that a step waits for one read instead of two.
-        loop {
-            let j = hole << 1;
-            if j > len {
-                break;
+    /// The code lengths of the sorted leaves (in `len`, by symbol), at most `max`; returns
+    /// the count per length.
+    fn lengths(&mut self, max: usize) -> [u16; MAX_BITS as usize + 1] {
+        let n = self.leaves_len;
+        let freq = |k: u32| k >> 16;
+        // Two queues: sorted leaves from `leaf`, merged nodes from `merged`. Each step takes
+        // the lighter front twice (a leaf on a tie).
+        let (mut leaf, mut merged) = (0, 0);
+        for made in 0..n - 1 {
+            let mut w = 0;
+            for _ in 0..2 {
+                if leaf < n && (merged == made || freq(self.by_freq[leaf]) <= self.weight[merged]) {
+                    w += freq(self.by_freq[leaf]);
+                    self.parent[leaf] = made as u16;
+                    leaf += 1;
+                } else {
+                    w += self.weight[merged];
+                    self.parent[n + merged] = made as u16;
+                    merged += 1;
+                }
             }
-            let h = &self.heap;
-            let (l, r) = (h[j], h[j + 1]);
-            let grand = [h[2 * j], h[2 * j + 1], h[2 * j + 2], h[2 * j + 3]];
-            let right = usize::from(r.key() <= l.key());
-            let son = j + right;
-            self.heap[hole] = if right == 1 { r } else { l };
-            hole = son;
-            let g = son << 1;
-            if g > len {
-                break;
-            }
-            let (gl, gr) = (grand[2 * right], grand[2 * right + 1]);
-            let right = usize::from(gr.key() <= gl.key());
-            self.heap[hole] = if right == 1 { gr } else { gl };
-            hole = g + right;
+            self.weight[made] = w;
         }
-        while hole > k {
-            let son = self.heap[hole >> 1];
-            if v.key() > son.key() {
-                break;
-            }
-            self.heap[hole] = son;
-            hole >>= 1;
+        // Depths from the root (made last) down: a node is made after those below it.
+        let root = n - 2;
+        self.depth[root] = 0;
+        for m in (0..root).rev() {
+            self.depth[m] = self.depth[usize::from(self.parent[n + m])] + 1;
         }
-        self.heap[hole] = v;
-    }
-
-    /// Combines the two least frequent nodes until one is left, noting the order they are
-    /// taken in (for [`Self::bit_lengths`]).
-    fn combine(&mut self, mut node: usize) {
-        self.order_len = 0;
-        loop {
-            // zlib's `pqremove`, then the next least is replaced by the new node.
-            let n = self.heap[1];
-            self.heap[1] = self.heap[self.heap_len];
-            self.heap[self.heap_len] = Entry::SENTINEL;
-            self.heap_len -= 1;
-            self.sift_down(1);
-            let m = self.heap[1];
-
-            self.order[self.order_len] = n.node() as u16;
-            self.order[self.order_len + 1] = m.node() as u16;
-            self.order_len += 2;
-            self.dad[n.node()] = node as u16;
-            self.dad[m.node()] = node as u16;
-            let depth = n.depth().max(m.depth()) + 1;
-            self.heap[1] = Entry::new(n.freq() + m.freq(), depth, node);
-            node += 1;
-            self.sift_down(1);
-            if self.heap_len < 2 {
-                break;
-            }
+        // Leaves per depth (a depth may pass the limit, and the count of leaves).
+        let mut counts = [0u16; L_CODES + 1];
+        let mut deepest = 0;
+        for i in 0..n {
+            let d = usize::from(self.depth[usize::from(self.parent[i])]) + 1;
+            deepest = deepest.max(d);
+            counts[d] += 1;
         }
-        self.order[self.order_len] = self.heap[1].node() as u16;
-        self.order_len += 1;
-    }
-
-    /// zlib's `gen_bitlen`: each node one deeper than its parent, clamped to the maximum;
-    /// if any was clamped, the lengths are redistributed by zlib's rule (leaves taken by
-    /// increasing frequency get the longest lengths). Returns the count per length.
-    fn bit_lengths(
-        &mut self,
-        kind: &TreeKind,
-        freq: &[u16],
-        costs: &mut Costs,
-    ) -> [u16; MAX_BITS as usize + 1] {
-        let (&root, rest) = self.order[..self.order_len].split_last().unwrap();
-        self.len[usize::from(root)] = 0;
-        // Parents before their sons: the reverse of the order of removal.
-        let mut overflow = 0;
-        for &n in rest.iter().rev() {
-            let n = usize::from(n);
-            let bits = self.len[usize::from(self.dad[n])] + 1;
-            overflow += i32::from(bits > kind.max_length);
-            self.len[n] = bits.min(kind.max_length);
+        if deepest > max {
+            limit_lengths(&mut counts, deepest, max);
         }
         let mut bl_count = [0u16; MAX_BITS as usize + 1];
-        for &n in &self.leaves[..self.leaves_len] {
-            let n = usize::from(n);
-            let bits = usize::from(self.len[n]);
-            bl_count[bits] += 1;
-            let f = usize::from(freq[n]);
-            let xbits = usize::from(kind.extra[n]);
-            costs.opt_len = costs.opt_len.wrapping_add(f * (bits + xbits));
-            if let Some(&l) = kind.static_lens.get(n) {
-                costs.static_len += f * (usize::from(l) + xbits);
-            }
-        }
-        if overflow == 0 {
-            return bl_count;
-        }
-        // Move leaves down from the deepest level that has room, two clamped ones at a time.
-        let max = usize::from(kind.max_length);
-        loop {
-            let mut bits = max - 1;
-            while bl_count[bits] == 0 {
-                bits -= 1;
-            }
-            bl_count[bits] -= 1;
-            bl_count[bits + 1] += 2;
-            bl_count[max] -= 1;
-            overflow -= 2;
-            if overflow <= 0 {
-                break;
-            }
-        }
-        // Hand the lengths out again, longest first, to leaves in the order of removal
-        // (by increasing frequency).
-        let mut leaves = self.order[..self.order_len]
-            .iter()
-            .map(|&m| usize::from(m))
-            .filter(|&m| m < kind.elems);
-        for bits in (1..=kind.max_length).rev() {
-            for _ in 0..bl_count[usize::from(bits)] {
-                let m = leaves.next().unwrap();
-                if self.len[m] != bits {
-                    let f = usize::from(freq[m]);
-                    costs.opt_len = costs
-                        .opt_len
-                        .wrapping_add(usize::from(bits) * f)
-                        .wrapping_sub(usize::from(self.len[m]) * f);
-                    self.len[m] = bits;
-                }
+        bl_count[..=max].copy_from_slice(&counts[..=max]);
+        // Longest lengths to the lightest leaves.
+        let mut i = 0;
+        for bits in (1..=max).rev() {
+            for _ in 0..bl_count[bits] {
+                self.len[usize::from(self.by_freq[i] as u16)] = bits as u16;
+                i += 1;
             }
         }
         bl_count
     }
 
-    /// zlib's `gen_codes`: the canonical code of the lengths, given their count per length
-    /// (`bl_count`), in `codes` (where symbols without a code are left alone).
+    /// Adds the cost of the symbols with their codes (and with the static code).
+    fn add_costs(&self, kind: &TreeKind, freq: &[u16], costs: &mut Costs) {
+        for &s in &self.leaves[..self.leaves_len] {
+            let s = usize::from(s);
+            let f = usize::from(freq[s]);
+            let xbits = usize::from(kind.extra[s]);
+            costs.opt_len = costs
+                .opt_len
+                .wrapping_add(f * (usize::from(self.len[s]) + xbits));
+            if let Some(&l) = kind.static_lens.get(s) {
+                costs.static_len += f * (usize::from(l) + xbits);
+            }
+        }
+    }
+
+    /// The canonical code of the lengths, given their count per length (`bl_count`), in
+    /// `codes` (where symbols without a code are left alone).
     fn assign_codes(&self, bl_count: &[u16; MAX_BITS as usize + 1], codes: &mut [Code]) {
         let mut next = [0u16; MAX_BITS as usize + 1];
         let mut code = 0u16;
@@ -947,6 +833,31 @@ impl TreeBuilder {
             };
             next[usize::from(len)] += 1;
         }
+    }
+}
+
+/// Reshapes the count of leaves per depth (`counts`, up to `deepest`) into a complete code
+/// with no length above `max`: the leaves below `max` are lifted to it, which makes the
+/// code over-full; then, while it is, one leaf at `max` goes down a level under a leaf
+/// that is moved from the deepest level above `max` that has one (that leaf and the one
+/// moved becoming two leaves one level further down).
+fn limit_lengths(counts: &mut [u16], deepest: usize, max: usize) {
+    for d in max + 1..=deepest {
+        counts[max] += counts[d];
+        counts[d] = 0;
+    }
+    // The Kraft sum, in units of 2^-max.
+    let mut total: u32 = (1..=max).map(|d| u32::from(counts[d]) << (max - d)).sum();
+    while total > 1 << max {
+        counts[max] -= 1;
+        for d in (1..max).rev() {
+            if counts[d] != 0 {
+                counts[d] -= 1;
+                counts[d + 1] += 2;
+                break;
+            }
+        }
+        total -= 1;
     }
 }
 
@@ -1503,49 +1414,54 @@ mod tests {
             .unwrap_or(default)
     }
 
-    fn check(data: &[u8], what: &str) {
-        let expected = gzip_zlib(data);
+    /// `data` compressed reads back as `data`, and is no more than a few bytes longer than
+    /// zlib-rs's stream. Returns the difference in bytes.
+    fn check(data: &[u8], what: &str) -> isize {
+        use std::io::Read;
         let got = gzip_small(data).expect("within the limit");
-        if got != expected {
-            let at = got
-                .iter()
-                .zip(&expected)
-                .position(|(a, b)| a != b)
-                .unwrap_or(got.len().min(expected.len()));
-            let shown = if data.len() <= 64 {
-                format!(" {data:02x?}")
-            } else {
-                String::new()
-            };
-            panic!(
-                "{what}: input of {} bytes{shown}: output differs from byte {at} \
-                 ({} bytes made, {} expected)",
-                data.len(),
-                got.len(),
-                expected.len()
-            );
-        }
+        let mut back = Vec::new();
+        flate2::read::GzDecoder::new(&got[..])
+            .read_to_end(&mut back)
+            .unwrap_or_else(|e| panic!("{what}: {} bytes: unreadable: {e}", data.len()));
+        assert!(
+            back == data,
+            "{what}: {} bytes: read back differs",
+            data.len()
+        );
+        let diff = got.len() as isize - gzip_zlib(data).len() as isize;
+        assert!(
+            diff <= 4,
+            "{what}: {} bytes: {diff} bytes more than zlib-rs",
+            data.len()
+        );
+        diff
     }
 
     #[test]
-    fn same_bytes_as_zlib_rs() {
+    fn reads_back_and_sizes_as_zlib_rs() {
         let edges = edge_lengths();
+        let mut diffs = std::collections::BTreeMap::<isize, usize>::new();
+        let mut tally = |d: isize| *diffs.entry(d).or_default() += 1;
         // Every edge length with every kind of content first.
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for &len in &edges {
             for kind in 0..KINDS {
-                check(&input(&mut rng, len, kind), &format!("edge, kind {kind}"));
+                tally(check(
+                    &input(&mut rng, len, kind),
+                    &format!("edge, kind {kind}"),
+                ));
             }
         }
         let cases = case_count();
         for case in 0..cases {
             let len = input_length(&mut rng, &edges);
             let kind = rng.below(KINDS);
-            check(
+            tally(check(
                 &input(&mut rng, len, kind),
                 &format!("case {case}, kind {kind}"),
-            );
+            ));
         }
+        eprintln!("size against zlib-rs (bytes: cases): {diffs:?}");
     }
 
     #[test]
@@ -1652,7 +1568,8 @@ mod tests {
                 let t = Instant::now();
                 let b: usize = set.iter().map(|d| gzip_small(d).unwrap().len()).sum();
                 ours.push(t.elapsed().as_secs_f64() / set.len() as f64);
-                assert_eq!(a, b);
+                // Same work on both sides: no more than a few bytes apart per call.
+                assert!(b <= a + 4 * set.len());
             }
             best.sort_by(f64::total_cmp);
             ours.sort_by(f64::total_cmp);
