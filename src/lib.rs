@@ -1,5 +1,6 @@
 //! flint: Butane/Ignition for Flatcar-style systems.
 
+pub mod bytes;
 pub mod cli;
 pub mod de;
 pub mod diag;

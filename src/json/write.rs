@@ -35,10 +35,7 @@ struct GoFormatter<F> {
 fn write_escaped_fragment<W: ?Sized + Write>(w: &mut W, s: &str) -> io::Result<()> {
     let bytes = s.as_bytes();
     // Most strings (data URLs above all) have nothing to escape.
-    if !bytes
-        .iter()
-        .any(|&b| matches!(b, b'<' | b'>' | b'&' | 0xE2))
-    {
+    if !crate::bytes::any_byte(bytes, |b| matches!(b, b'<' | b'>' | b'&' | 0xE2)) {
         return w.write_all(bytes);
     }
     let mut run = 0;

@@ -14,7 +14,7 @@ pub fn parse_url(s: &str) -> Result<UrlParts<'_>, &'static str> {
     // even hold control characters), and plays no part in finding the scheme.
     let (s, fragment) = s.split_once('#').unwrap_or((s, ""));
     check_escapes(fragment)?;
-    if s.bytes().any(|b| b < 0x20 || b == 0x7f) {
+    if crate::bytes::any_byte(s.as_bytes(), |b| b < 0x20 || b == 0x7f) {
         return Err(BAD);
     }
     let (scheme, rest) = split_scheme(s)?;
