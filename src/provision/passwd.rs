@@ -282,7 +282,10 @@ pub fn run(
         refused_databases(root, &out)?;
     }
     if !apply {
-        super::rehearse::shadow_tools(cfg, root, &out)?;
+        let rehearsed = super::rehearse::shadow_tools(cfg, root, &out)?;
+        if first_run && let Some(passwd) = rehearsed {
+            new_users_keys_writable(cfg, root, &passwd)?;
+        }
     }
     if apply {
         for c in &out {
@@ -532,18 +535,29 @@ fn denied(r: std::io::Result<()>) -> Option<std::io::Error> {
 /// What a plan can tell of the write of the keys file before it happens, for a user who
 /// exists: the way to it fails, or the file is there and the user may not write it.
 fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), String> {
-    let host = match target {
-        Ok(Some(h)) => h,
-        Ok(None) => return Ok(()),
-        Err(e) => return Err(e.clone()),
-    };
     let Some(f) = passwd_entry(root, user) else {
         return Ok(());
     };
     let Ok((uid, gid)) = ids(&f) else {
         return Ok(());
     };
-    way_searchable(root, f.get(5).map_or("", String::as_str), uid, gid)?;
+    keys_writable_as(root, f.get(5).map_or("", String::as_str), uid, gid, target)
+}
+
+/// [`keys_writable`] for user `uid`:`gid` with home `home`.
+fn keys_writable_as(
+    root: &Root,
+    home: &str,
+    uid: u32,
+    gid: u32,
+    target: &KeysTarget,
+) -> Result<(), String> {
+    let host = match target {
+        Ok(Some(h)) => h,
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(e.clone()),
+    };
+    way_searchable(root, home, uid, gid)?;
     if std::fs::symlink_metadata(host).is_err() {
         // To be made, with the directories missing on its way, as the user. (Only the
         // kernel's refusal counts: a plan may see the root read-only, the run will not.)
@@ -556,6 +570,45 @@ fn keys_writable(root: &Root, user: &str, target: &KeysTarget) -> Result<(), Str
         Some(e) => Err(format!("opening {} as user {uid}: {e}", host.display())),
         None => Ok(()),
     }
+}
+
+/// The keys of users the run makes, as far as a plan can tell: their uid is known from the
+/// rehearsal's `passwd`. useradd makes a home that is missing (the user's own, so the keys
+/// can be written); one that is there already it leaves as it is, and the keys are written
+/// into it as the new user, who may not be allowed to.
+fn new_users_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<(), EntryError> {
+    let users = JsonPath::root().key("passwd").key("users");
+    for (i, u) in cfg.passwd.users.iter().enumerate() {
+        if u.should_exist == Some(false)
+            || u.no_create_home == Some(true)
+            || u.ssh_authorized_keys.is_empty()
+            || passwd_entry(root, &u.name).is_some()
+        {
+            continue;
+        }
+        let Some(f) = passwd
+            .lines()
+            .map(|l| l.split(':').map(String::from).collect::<Vec<_>>())
+            .find(|f| f.first() == Some(&u.name))
+        else {
+            continue;
+        };
+        let (Ok((uid, gid)), Some(home)) = (ids(&f), f.get(5)) else {
+            continue;
+        };
+        let there = root
+            .resolve(home)
+            .is_ok_and(|r| std::fs::symlink_metadata(&r.host).is_ok());
+        if !there {
+            continue;
+        }
+        let target = keys_target(root, &format!("{home}/{}", keys_file()));
+        keys_writable_as(root, home, uid, gid, &target).map_err(|message| EntryError {
+            entry: users.index(i).key("sshAuthorizedKeys"),
+            message,
+        })?;
+    }
+    Ok(())
 }
 
 /// The uid and gid of a passwd entry.

@@ -27,17 +27,23 @@ const COPIED: &[&str] = &[
 
 /// Runs the commands of `changes` against a scratch copy of `root`'s databases; the first
 /// that fails is the plan's error. Only as root (the tools need it, as the run does).
-pub fn shadow_tools(cfg: &Config, root: &Root, changes: &[Change]) -> Result<(), EntryError> {
+/// Returns the scratch `/etc/passwd` as the commands leave it (the uids of users yet to be
+/// made are known there), when they ran.
+pub fn shadow_tools(
+    cfg: &Config,
+    root: &Root,
+    changes: &[Change],
+) -> Result<Option<String>, EntryError> {
     let commands: Vec<_> = (changes.iter())
         .filter_map(|c| c.command.as_ref().map(|cmd| (c, cmd)))
         .collect();
     // SAFETY: geteuid has no preconditions.
     if commands.is_empty() || unsafe { libc::geteuid() } != 0 {
-        return Ok(());
+        return Ok(None);
     }
     let Ok(scratch) = Scratch::new(cfg, root) else {
         // No scratch root (no space, no /tmp): the plan knows no more than before.
-        return Ok(());
+        return Ok(None);
     };
     for (c, (tool, args)) in commands {
         let Ok(out) = (Command::new(tool).arg("--root").arg(&scratch.dir))
@@ -45,7 +51,7 @@ pub fn shadow_tools(cfg: &Config, root: &Root, changes: &[Change]) -> Result<(),
             .output()
         else {
             // The tool is missing: the run says so itself.
-            return Ok(());
+            return Ok(None);
         };
         if !out.status.success() {
             return Err(EntryError {
@@ -57,7 +63,7 @@ pub fn shadow_tools(cfg: &Config, root: &Root, changes: &[Change]) -> Result<(),
             });
         }
     }
-    Ok(())
+    Ok(std::fs::read_to_string(scratch.dir.join("etc/passwd")).ok())
 }
 
 /// A scratch root, removed when dropped.
