@@ -1521,6 +1521,36 @@ mod tests {
         assert_eq!(lens.iter().map(|&l| 1u32 << (15 - l)).sum::<u32>(), 1 << 15);
     }
 
+    /// The code-length code (7 bits at most) over skewed frequencies: every symbol gets a
+    /// length within the limit, the code is complete, and the costs are those lengths'.
+    #[test]
+    fn code_length_codes_are_limited() {
+        let mut rng = Rng(7);
+        for _ in 0..2_000 {
+            let mut hist = Histogram::<BL_CODES>::new();
+            let used = 2 + rng.below(BL_CODES - 1);
+            let mut f = 1;
+            for sym in 0..used {
+                for _ in 0..f {
+                    hist.add(sym);
+                }
+                f = (f * (2 + rng.below(3))).min(3000);
+            }
+            let mut tree = Tree::new();
+            let mut costs = Costs::default();
+            TreeBuilder::new().build(&BL_TREE, &mut hist, &mut tree, &mut costs);
+            let lens: Vec<u32> = (0..used).map(|s| u32::from(tree.codes[s].len)).collect();
+            assert!(lens.iter().all(|&l| (1..=7).contains(&l)), "{lens:?}");
+            assert_eq!(lens.iter().map(|&l| 1u32 << (7 - l)).sum::<u32>(), 1 << 7);
+            let cost: usize = (0..used)
+                .map(|s| {
+                    usize::from(hist.freq[s]) * (lens[s] as usize + usize::from(EXTRA_BL_BITS[s]))
+                })
+                .sum();
+            assert_eq!(costs.opt_len, cost);
+        }
+    }
+
     #[test]
     fn none_above_the_limit() {
         assert!(gzip_small(&vec![7; SMALL_LIMIT + 1]).is_none());
