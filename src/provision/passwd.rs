@@ -284,7 +284,7 @@ pub fn run(
     if !apply {
         let rehearsed = super::rehearse::shadow_tools(cfg, root, &out)?;
         if first_run && let Some(passwd) = rehearsed {
-            new_users_keys_writable(cfg, root, &passwd)?;
+            rehearsed_keys_writable(cfg, root, &passwd)?;
         }
     }
     if apply {
@@ -392,7 +392,20 @@ fn homes_exist(
             }
             continue;
         };
-        if (u.no_create_home == Some(true) && !keys) || (!apply && moved) {
+        if u.no_create_home == Some(true) && !keys {
+            continue;
+        }
+        if !apply && moved {
+            // usermod renames the old home to the new one; with no old home, it makes none
+            // (the keys' directories, if any, are made by their write).
+            let old = f.get(5).map_or("", String::as_str);
+            let new = given(&u.home_dir).map_or("", String::as_str);
+            if !keys && !present(root, old) && !present(root, new) {
+                return Err(EntryError {
+                    entry,
+                    message: format!("the home directory {new} of {} does not exist", u.name),
+                });
+            }
             continue;
         }
         let home = f.get(5).cloned().unwrap_or_default();
@@ -572,20 +585,22 @@ fn keys_writable_as(
     }
 }
 
-/// The keys of users the run makes, as far as a plan can tell: their uid is known from the
-/// rehearsal's `passwd`. useradd makes a home that is missing (the user's own, so the keys
-/// can be written); one that is there already it leaves as it is, and the keys are written
-/// into it as the new user, who may not be allowed to.
-fn new_users_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<(), EntryError> {
+/// The keys of users the run makes or moves, as far as a plan can tell, with their uid and
+/// home from the rehearsal's `passwd`.
+/// - A user the run makes: useradd makes a home that is missing (the user's own, so the
+///   keys can be written); one that is there already it leaves as it is, and the keys are
+///   written into it as the new user, who may not be allowed to.
+/// - A user whose home the run moves (`usermod --move-home`): the old home, if there, is
+///   renamed to the new one, and the keys go into it as they would go into the old one
+///   (unless the uid or group changes too: usermod hands the home's files over); if not,
+///   the new one is not made, and the keys' directories are made as the user.
+fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<(), EntryError> {
     let users = JsonPath::root().key("passwd").key("users");
     for (i, u) in cfg.passwd.users.iter().enumerate() {
-        if u.should_exist == Some(false)
-            || u.no_create_home == Some(true)
-            || u.ssh_authorized_keys.is_empty()
-            || passwd_entry(root, &u.name).is_some()
-        {
+        if u.should_exist == Some(false) || u.ssh_authorized_keys.is_empty() {
             continue;
         }
+        let current = passwd_entry(root, &u.name);
         let Some(f) = passwd
             .lines()
             .map(|l| l.split(':').map(String::from).collect::<Vec<_>>())
@@ -596,19 +611,36 @@ fn new_users_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
         let (Ok((uid, gid)), Some(home)) = (ids(&f), f.get(5)) else {
             continue;
         };
-        let there = root
-            .resolve(home)
-            .is_ok_and(|r| std::fs::symlink_metadata(&r.host).is_ok());
-        if !there {
-            continue;
-        }
+        let home = match current {
+            None if u.no_create_home == Some(true) || !present(root, home) => continue,
+            None => home.clone(),
+            Some(_) if !home_moves(root, u) => continue,
+            Some(old) => {
+                let renamed = old
+                    .get(5)
+                    .filter(|h| root.resolve(h).is_ok_and(|r| r.host.is_dir()));
+                match renamed {
+                    // usermod also gives the files of the home the new uid, if it changes:
+                    // what the user may do then is not read off the root as it is.
+                    Some(_) if ids(&old).ok() != Some((uid, gid)) => continue,
+                    Some(h) => h.clone(),
+                    None => home.clone(),
+                }
+            }
+        };
         let target = keys_target(root, &format!("{home}/{}", keys_file()));
-        keys_writable_as(root, home, uid, gid, &target).map_err(|message| EntryError {
+        keys_writable_as(root, &home, uid, gid, &target).map_err(|message| EntryError {
             entry: users.index(i).key("sshAuthorizedKeys"),
             message,
         })?;
     }
     Ok(())
+}
+
+/// Whether something is at inner path `p` of the root.
+fn present(root: &Root, p: &str) -> bool {
+    root.resolve(p)
+        .is_ok_and(|r| std::fs::symlink_metadata(&r.host).is_ok())
 }
 
 /// The uid and gid of a passwd entry.
