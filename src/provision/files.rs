@@ -363,6 +363,9 @@ pub fn run(
     let mut planned_dirs: HashSet<String> = HashSet::new();
     // Symbolic links to absolute paths this run makes (or, planning, would make).
     let mut made_links: HashSet<String> = HashSet::new();
+    // Planning: what earlier entries would make that is not a directory (a later entry
+    // through it fails in the run, which resolves its path once they are made).
+    let mut not_dirs: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
     for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
@@ -381,14 +384,15 @@ pub fn run(
         // since, with an absolute target, now stands on it. Upstream hands the kernel the
         // host path, which follows that link out of the root (and fails, or writes to the
         // host's own directories): flint refuses it before anything is written there.
-        let through = (path.match_indices('/').skip(1))
-            .map(|(at, _)| &path[..at])
-            .find(|p| made_links.contains(*p));
+        let through = ancestors(&path).find(|p| made_links.contains(*p));
         if let Some(link) = through {
             return Err(fail(format!(
                 "{path} goes through {link}, a symbolic link to an absolute path made by an \
                  earlier entry, which would lead outside the root"
             )));
+        }
+        if !apply && let Some(p) = ancestors(&r.inner).find(|p| not_dirs.contains(*p)) {
+            return Err(fail(format!("{p} is not a directory")));
         }
         let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
         let idx = index(&entry);
@@ -407,6 +411,13 @@ pub fn run(
             }
             // Later entries may stand in or point at what earlier ones create.
             planned_dirs.insert(r.inner.clone());
+            if !apply {
+                match planned_kind(&c, &r.inner, root, &not_dirs) {
+                    Some(false) => not_dirs.insert(r.inner.clone()),
+                    Some(true) => not_dirs.remove(&r.inner),
+                    None => false,
+                };
+            }
             entry_actions.push(Action {
                 entry: entry.clone(),
                 path: r.inner.clone(),
@@ -421,6 +432,37 @@ pub fn run(
         actions.extend(entry_actions);
     }
     Ok(actions)
+}
+
+/// The proper ancestors of inner path `p`, `/a` and `/a/b` for `/a/b/c`.
+fn ancestors(p: &str) -> impl Iterator<Item = &str> {
+    p.match_indices('/').skip(1).map(move |(at, _)| &p[..at])
+}
+
+/// Whether what `c` makes at inner path `at` is a directory (`None`: not known, or made
+/// elsewhere). A symbolic link is what its target is, where the root or an earlier entry
+/// tells.
+fn planned_kind(c: &Change, at: &str, root: &Root, not_dirs: &HashSet<String>) -> Option<bool> {
+    match c {
+        Change::CreateDir { .. } => Some(true),
+        Change::WriteFile { .. }
+        | Change::Hardlink { .. }
+        | Change::Append { create: true, .. } => Some(false),
+        Change::Symlink { target, .. } => {
+            let dir = at.rsplit_once('/').map_or("", |(d, _)| d);
+            let joined = if target.starts_with('/') {
+                target.clone()
+            } else {
+                format!("{dir}/{target}")
+            };
+            let r = root.resolve(&joined).ok()?;
+            if not_dirs.contains(&r.inner) {
+                return Some(false);
+            }
+            std::fs::metadata(&r.host).ok().map(|m| m.is_dir())
+        }
+        _ => None,
+    }
 }
 
 /// A file entry resolved and planned ahead of the others.
