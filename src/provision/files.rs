@@ -366,6 +366,8 @@ pub fn run(
     // Planning: what earlier entries would make that is not a directory (a later entry
     // through it fails in the run, which resolves its path once they are made).
     let mut not_dirs: HashSet<String> = HashSet::new();
+    // Planning: the directories earlier entries would make (a hard link to one fails).
+    let mut dirs_made: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
     for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
@@ -403,7 +405,8 @@ pub fn run(
                 None => plan_file(cfg, idx, &entry, fetched, &r.host, owners, first_run)
                     .map_err(fail)?,
             },
-            _ => plan_link(cfg, idx, &r.host, root, owners, &planned_dirs).map_err(fail)?,
+            _ => plan_link(cfg, idx, &r.host, root, owners, &planned_dirs, &dirs_made)
+                .map_err(fail)?,
         };
         if let Some(c) = change {
             if matches!(&c, Change::Symlink { target, .. } if target.starts_with('/')) {
@@ -428,6 +431,12 @@ pub fn run(
             for a in &entry_actions {
                 execute(a, root).map_err(|e| fail(format!("{}: {e}", a.path)))?;
             }
+        } else {
+            dirs_made.extend(
+                (entry_actions.iter())
+                    .filter(|a| matches!(a.change, Change::CreateParent | Change::CreateDir { .. }))
+                    .map(|a| a.path.clone()),
+            );
         }
         actions.extend(entry_actions);
     }
@@ -633,6 +642,7 @@ fn plan_link(
     root: &Root,
     owners: &Owners,
     planned: &HashSet<String>,
+    dirs_made: &HashSet<String>,
 ) -> Result<Option<Change>, String> {
     let l = &cfg.storage.links[i];
     let overwrite = l.overwrite == Some(true);
@@ -647,6 +657,12 @@ fn plan_link(
         )))?;
         let tmeta = match std::fs::symlink_metadata(&t.host) {
             Ok(m) => m,
+            // Not there yet, but an earlier entry makes it a directory (when planning).
+            Err(_) if dirs_made.contains(&t.inner) => {
+                return Err(format!(
+                    "hard link target {target} is a directory: the kernel links no directories"
+                ));
+            }
             // Not there yet, but an earlier entry creates it (when planning).
             Err(_) if planned.contains(&t.inner) && matches!(kind, Kind::None) => {
                 return Ok(Some(Change::Hardlink {
