@@ -719,6 +719,29 @@ fn an_unsized_wiped_entry_fails_as_upstream_on_a_foreign_table_and_reruns_on_its
 // upstream's rule alone moves partition 1 to the largest free block. flint made it, so its
 // start of 0 keeps it in place, as a start left out does; the apply succeeds and a re-run
 // changes nothing.
+/// A wipe that leaves no partition to make leaves no table at all, as upstream's (its
+/// `sgdisk --zap-all` is not followed by a run that writes one); a re-run changes nothing.
+#[test]
+fn a_wipe_with_nothing_to_make_leaves_no_table() {
+    let dir = scratch("disks-wipe-none");
+    let disk = Loop::new(&dir, "disk", 64);
+    let image = disk.image.to_str().unwrap();
+    sh("sgdisk", &["-n", "1:3M:+4M", "-c", "1:A", image]);
+    let config = format!(
+        r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{}",
+          "wipeTable":true,"partitions":[{{"number":9,"shouldExist":false}}]}}]}}}}"#,
+        disk.path()
+    );
+    ok(&provision("apply", &dir, &config));
+    assert_eq!(sgdisk_info(&disk.image, 1), None);
+    assert_eq!(blkid(image, "PTTYPE"), "", "no table left");
+    assert_eq!(
+        ok(&provision("plan", &dir, &config)),
+        "",
+        "a re-run changes nothing"
+    );
+}
+
 #[test]
 fn a_start_of_zero_on_a_wiped_entry_succeeds_and_reruns_in_place() {
     let dir = scratch("disks-start0");

@@ -116,7 +116,11 @@ fn one_disk(
             ..s.clone()
         })
         .collect();
-    gpt::write(dev, &table).map_err(io)?;
+    // Upstream wipes with a run of sgdisk of its own, and runs it again only for partitions
+    // to make: a wipe that leaves none leaves no table at all.
+    if !(wipe && table.partitions.is_empty()) {
+        gpt::write(dev, &table).map_err(io)?;
+    }
     blockdev::sync_kernel(dev, &table).map_err(io)?;
     for a in &plan.actions {
         if let Action::Create { slot, .. }
