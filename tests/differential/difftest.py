@@ -39,6 +39,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -549,6 +550,9 @@ def campaign(a, inputs):
 
 
 if __name__ == "__main__":
+    # Stopped with SIGTERM: unwind, so that the scratch directory, loop devices and mounts
+    # of the run in progress are cleaned up by their `finally` blocks.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     SCRATCH[0] = tempfile.mkdtemp(prefix="difftest-")
     os.chmod(SCRATCH[0], 0o755)
     try:
