@@ -1021,11 +1021,14 @@ fn disable_unit(root: &Path, unit: &str) -> std::io::Result<()> {
 /// `first_run` (no result record in the root yet): lines are appended as upstream appends
 /// them, whatever the file holds. On a later run a line the file already has is not added
 /// again, so that a re-run changes nothing.
+/// `made_dirs`: the directories the files stage plans to make (when planning, the preset
+/// file may be one of them, and the run then fails appending to it).
 pub fn run_units(
     cfg: &Config,
     root: &Root,
     apply: bool,
     first_run: bool,
+    made_dirs: &HashSet<String>,
 ) -> Result<Vec<Action>, EntryError> {
     let mut planned = HashSet::new();
     let mut actions = Vec::new();
@@ -1145,6 +1148,12 @@ pub fn run_units(
         })?,
     };
     if let Some(preset) = preset {
+        if !apply && made_dirs.contains(&preset.inner) {
+            return Err(EntryError {
+                entry: units.clone(),
+                message: format!("{PRESET_PATH}: a directory made by an entry of the config"),
+            });
+        }
         acts.extend(parents(&mut planned, &units, &preset.missing));
         acts.push(Action {
             entry: units.clone(),
