@@ -35,14 +35,20 @@ impl Owners {
     /// configured ids (or a stand-in until the tools pick one).
     pub fn with_planned(mut self, cfg: &crate::ignition::Config) -> Owners {
         const UNKNOWN: u32 = u32::MAX - 1;
+        // Those the run removes (`shouldExist: false`) are gone by the time names are
+        // looked up.
         for g in &cfg.passwd.groups {
-            if g.should_exist != Some(false) {
+            if g.should_exist == Some(false) {
+                self.groups.remove(&g.name);
+            } else {
                 let id = g.gid.map_or(UNKNOWN, |v| v as u32);
                 self.groups.entry(g.name.clone()).or_insert(id);
             }
         }
         for u in &cfg.passwd.users {
-            if u.should_exist != Some(false) {
+            if u.should_exist == Some(false) {
+                self.users.remove(&u.name);
+            } else {
                 let id = u.uid.map_or(UNKNOWN, |v| v as u32);
                 self.users.entry(u.name.clone()).or_insert(id);
             }
