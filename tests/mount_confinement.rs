@@ -19,6 +19,14 @@ fn flint(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Held by each test for its whole run: they mount things, and compare the whole mount
+/// table before and after, so one must not see another's mounts come and go.
+static MOUNTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    MOUNTING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Every mount point of the host (the whole mount table), to compare before and after.
 fn mount_table() -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_to_string("/proc/self/mountinfo")
@@ -76,6 +84,7 @@ fn refused(o: &Output, entry: &str) -> String {
 
 #[test]
 fn mount_paths_through_links_are_refused_and_nothing_outside_the_root_changes() {
+    let _one = one_at_a_time();
     let dir = scratch("mount-confine");
     let disk = Loop::new(&dir, "d", 64);
     sh("mkfs.ext4", &["-q", "-L", "x", disk.path()]);
@@ -147,6 +156,7 @@ fn mount_paths_through_links_are_refused_and_nothing_outside_the_root_changes() 
 
 #[test]
 fn a_link_inside_a_filesystem_mounted_earlier_is_refused_and_the_earlier_mount_undone() {
+    let _one = one_at_a_time();
     let dir = scratch("mount-confine-nested");
     let var = Loop::new(&dir, "var", 64);
     let lib = Loop::new(&dir, "lib", 64);
@@ -173,6 +183,7 @@ fn a_link_inside_a_filesystem_mounted_earlier_is_refused_and_the_earlier_mount_u
 
 #[test]
 fn umount_leaves_alone_what_a_link_in_the_root_reaches() {
+    let _one = one_at_a_time();
     // A mount this run did not make, reached through a link in the root: the umount stage
     // must not take it down.
     let dir = scratch("mount-confine-umount");
