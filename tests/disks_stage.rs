@@ -713,12 +713,6 @@ fn an_unsized_wiped_entry_fails_as_upstream_on_a_foreign_table_and_reruns_on_its
     assert_eq!(ok(&provision("plan", &dir2, &config(own.path()))), "");
 }
 
-// The storage harness's gen-1800-15: over a partition at 3 MiB, partition 1 with start 0 and
-// wipePartitionEntry is made again at 1 MiB, then a `number: 0` entry at 5 MiB, as upstream
-// makes them. flint used to fail its own check after writing: planning that table again by
-// upstream's rule alone moves partition 1 to the largest free block. flint made it, so its
-// start of 0 keeps it in place, as a start left out does; the apply succeeds and a re-run
-// changes nothing.
 /// A wipe that leaves no partition to make leaves no table at all, as upstream's (its
 /// `sgdisk --zap-all` is not followed by a run that writes one); a re-run changes nothing.
 #[test]
@@ -742,6 +736,12 @@ fn a_wipe_with_nothing_to_make_leaves_no_table() {
     );
 }
 
+// The storage harness's gen-1800-15: over a partition at 3 MiB, partition 1 with start 0 and
+// wipePartitionEntry is made again at 1 MiB, then a `number: 0` entry at 5 MiB, as upstream
+// makes them. flint used to fail its own check after writing: planning that table again by
+// upstream's rule alone moves partition 1 to the largest free block. flint made it, so its
+// start of 0 keeps it in place, as a start left out does; the apply succeeds and a re-run
+// changes nothing.
 #[test]
 fn a_start_of_zero_on_a_wiped_entry_succeeds_and_reruns_in_place() {
     let dir = scratch("disks-start0");

@@ -714,8 +714,7 @@ impl TreeBuilder {
         self.leaves_len = 0;
         let mut max_code: isize = -1;
         for n in hist.used() {
-            self.leaves[self.leaves_len] = n as u16;
-            self.leaves_len += 1;
+            self.push_leaf(n);
             max_code = n as isize;
         }
         // Deflate wants two codes at least: zlib adds symbols 0 or 1 (or the next one up),
@@ -727,8 +726,7 @@ impl TreeBuilder {
             } else {
                 0
             };
-            self.leaves[self.leaves_len] = node as u16;
-            self.leaves_len += 1;
+            self.push_leaf(node);
             self.leaves[..self.leaves_len].sort_unstable();
             hist.freq[node] = 1;
             costs.opt_len = costs.opt_len.wrapping_sub(1);
@@ -746,6 +744,11 @@ impl TreeBuilder {
         self.assign_codes(&bl_count, &mut tree.codes);
         tree.syms[..n].copy_from_slice(&self.leaves[..n]);
         tree.count = n;
+    }
+
+    fn push_leaf(&mut self, n: usize) {
+        self.leaves[self.leaves_len] = n as u16;
+        self.leaves_len += 1;
     }
 
     /// The code lengths of the sorted leaves (in `len`, by symbol), at most `max`; returns

@@ -12,7 +12,7 @@ use super::resources::Fetched;
 use super::root::{Resolved, Root};
 use crate::ignition::types::{Config, NodeGroup, NodeUser};
 use crate::tree::JsonPath;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -81,6 +81,11 @@ impl Change {
             | Change::Hardlink { replace, .. } => *replace,
             Change::Remove | Change::Disable => true,
         }
+    }
+
+    /// Whether it makes a directory at its path.
+    pub fn makes_dir(&self) -> bool {
+        matches!(self, Change::CreateParent | Change::CreateDir { .. })
     }
 }
 
@@ -363,11 +368,10 @@ pub fn run(
     let mut planned_dirs: HashSet<String> = HashSet::new();
     // Symbolic links to absolute paths this run makes (or, planning, would make).
     let mut made_links: HashSet<String> = HashSet::new();
-    // Planning: what earlier entries would make that is not a directory (a later entry
-    // through it fails in the run, which resolves its path once they are made).
-    let mut not_dirs: HashSet<String> = HashSet::new();
-    // Planning: the directories earlier entries would make (a hard link to one fails).
-    let mut dirs_made: HashSet<String> = HashSet::new();
+    // Planning: whether what earlier entries would make is a directory, where that is known.
+    // A later entry through what is not fails in the run (which resolves its path once they
+    // are made), and so does a hard link to what is.
+    let mut made: HashMap<String, bool> = HashMap::new();
     let mut actions = Vec::new();
     for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
@@ -393,7 +397,7 @@ pub fn run(
                  earlier entry, which would lead outside the root"
             )));
         }
-        if !apply && let Some(p) = ancestors(&r.inner).find(|p| not_dirs.contains(*p)) {
+        if !apply && let Some(p) = ancestors(&r.inner).find(|p| made.get(*p) == Some(&false)) {
             return Err(fail(format!("{p} is not a directory")));
         }
         let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
@@ -405,8 +409,7 @@ pub fn run(
                 None => plan_file(cfg, idx, &entry, fetched, &r.host, owners, first_run)
                     .map_err(fail)?,
             },
-            _ => plan_link(cfg, idx, &r.host, root, owners, &planned_dirs, &dirs_made)
-                .map_err(fail)?,
+            _ => plan_link(cfg, idx, &r.host, root, owners, &planned_dirs, &made).map_err(fail)?,
         };
         if let Some(c) = change {
             if matches!(&c, Change::Symlink { target, .. } if target.starts_with('/')) {
@@ -414,13 +417,6 @@ pub fn run(
             }
             // Later entries may stand in or point at what earlier ones create.
             planned_dirs.insert(r.inner.clone());
-            if !apply {
-                match planned_kind(&c, &r.inner, root, &not_dirs) {
-                    Some(false) => not_dirs.insert(r.inner.clone()),
-                    Some(true) => not_dirs.remove(&r.inner),
-                    None => false,
-                };
-            }
             entry_actions.push(Action {
                 entry: entry.clone(),
                 path: r.inner.clone(),
@@ -432,11 +428,11 @@ pub fn run(
                 execute(a, root).map_err(|e| fail(format!("{}: {e}", a.path)))?;
             }
         } else {
-            dirs_made.extend(
-                (entry_actions.iter())
-                    .filter(|a| matches!(a.change, Change::CreateParent | Change::CreateDir { .. }))
-                    .map(|a| a.path.clone()),
-            );
+            for a in &entry_actions {
+                if let Some(dir) = planned_kind(&a.change, &a.path, root, &made) {
+                    made.insert(a.path.clone(), dir);
+                }
+            }
         }
         actions.extend(entry_actions);
     }
@@ -450,10 +446,10 @@ fn ancestors(p: &str) -> impl Iterator<Item = &str> {
 
 /// Whether what `c` makes at inner path `at` is a directory (`None`: not known, or made
 /// elsewhere). A symbolic link is what its target is, where the root or an earlier entry
-/// tells.
-fn planned_kind(c: &Change, at: &str, root: &Root, not_dirs: &HashSet<String>) -> Option<bool> {
+/// (`made`) tells.
+fn planned_kind(c: &Change, at: &str, root: &Root, made: &HashMap<String, bool>) -> Option<bool> {
     match c {
-        Change::CreateDir { .. } => Some(true),
+        c if c.makes_dir() => Some(true),
         Change::WriteFile { .. }
         | Change::Hardlink { .. }
         | Change::Append { create: true, .. } => Some(false),
@@ -465,7 +461,7 @@ fn planned_kind(c: &Change, at: &str, root: &Root, not_dirs: &HashSet<String>) -
                 format!("{dir}/{target}")
             };
             let r = root.resolve(&joined).ok()?;
-            if not_dirs.contains(&r.inner) {
+            if made.get(&r.inner) == Some(&false) {
                 return Some(false);
             }
             std::fs::metadata(&r.host).ok().map(|m| m.is_dir())
@@ -642,7 +638,7 @@ fn plan_link(
     root: &Root,
     owners: &Owners,
     planned: &HashSet<String>,
-    dirs_made: &HashSet<String>,
+    made: &HashMap<String, bool>,
 ) -> Result<Option<Change>, String> {
     let l = &cfg.storage.links[i];
     let overwrite = l.overwrite == Some(true);
@@ -658,7 +654,7 @@ fn plan_link(
         let tmeta = match std::fs::symlink_metadata(&t.host) {
             Ok(m) => m,
             // Not there yet, but an earlier entry makes it a directory (when planning).
-            Err(_) if dirs_made.contains(&t.inner) => {
+            Err(_) if made.get(&t.inner) == Some(&true) => {
                 return Err(format!(
                     "hard link target {target} is a directory: the kernel links no directories"
                 ));

@@ -504,12 +504,7 @@ pub fn files_stage(
             files::run(config, fetched, &r, &owners, apply, first_run, skip).map_err(fail)?;
         // The directories the entries make, which a plan of the units has not seen made.
         let made_dirs: std::collections::HashSet<String> = (actions.iter())
-            .filter(|a| {
-                matches!(
-                    a.change,
-                    files::Change::CreateDir { .. } | files::Change::CreateParent
-                )
-            })
+            .filter(|a| a.change.makes_dir())
             .map(|a| a.path.clone())
             .collect();
         actions.extend(files::run_units(config, &r, apply, first_run, &made_dirs).map_err(fail)?);

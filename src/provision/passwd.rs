@@ -103,9 +103,12 @@ fn user_args(u: &PasswdUser, existing: bool) -> Vec<String> {
 
 /// The fields of the line for `name` in the colon-separated database `file` of the root.
 fn db_line(root: &Root, file: &str, name: &str) -> Option<Vec<String>> {
-    root.read_inside(file)
-        .ok()?
-        .lines()
+    fields_of(&root.read_inside(file).ok()?, name)
+}
+
+/// The fields of the line for `name` in the text of a colon-separated database.
+fn fields_of(db: &str, name: &str) -> Option<Vec<String>> {
+    db.lines()
         .map(|l| l.split(':').map(str::to_string).collect::<Vec<_>>())
         .find(|f| f.first().map(String::as_str) == Some(name))
 }
@@ -601,11 +604,7 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
             continue;
         }
         let current = passwd_entry(root, &u.name);
-        let Some(f) = passwd
-            .lines()
-            .map(|l| l.split(':').map(String::from).collect::<Vec<_>>())
-            .find(|f| f.first() == Some(&u.name))
-        else {
+        let Some(f) = fields_of(passwd, &u.name) else {
             continue;
         };
         let (Ok((uid, gid)), Some(home)) = (ids(&f), f.get(5)) else {
