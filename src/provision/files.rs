@@ -428,15 +428,20 @@ pub fn run(
                 execute(a, root).map_err(|e| fail(format!("{}: {e}", a.path)))?;
             }
         } else {
-            for a in &entry_actions {
-                if let Some(dir) = planned_kind(&a.change, &a.path, root, &made) {
-                    made.insert(a.path.clone(), dir);
-                }
-            }
+            note_made(&mut made, &entry_actions, root);
         }
         actions.extend(entry_actions);
     }
     Ok(actions)
+}
+
+/// Records in `made` whether what `actions` make is a directory, where that is known.
+pub fn note_made(made: &mut HashMap<String, bool>, actions: &[Action], root: &Root) {
+    for a in actions {
+        if let Some(dir) = planned_kind(&a.change, &a.path, root, made) {
+            made.insert(a.path.clone(), dir);
+        }
+    }
 }
 
 /// The proper ancestors of inner path `p`, `/a` and `/a/b` for `/a/b/c`.
@@ -871,11 +876,20 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
 fn ensure_file(
     root: &Root,
     planned: &mut HashSet<String>,
+    made: &HashMap<String, bool>,
     entry: &JsonPath,
     path: &str,
     data: &[u8],
 ) -> Result<Vec<Action>, String> {
     let r = root.resolve(path)?;
+    // Upstream renames the new contents into place, which a directory there refuses
+    // (found or, planning, made by an entry); nothing under it is removed.
+    if matches!(observe(&r.host).0, Kind::Dir) || made.get(&r.inner) == Some(&true) {
+        return Err(format!("{}: a directory is there", r.inner));
+    }
+    if let Some(p) = ancestors(&r.inner).find(|p| made.get(*p) == Some(&false)) {
+        return Err(format!("{p} is not a directory"));
+    }
     let mut out = parents(planned, entry, &r.missing);
     let current = match observe(&r.host) {
         (Kind::File, Some(m)) => std::fs::read(&r.host)
@@ -1017,14 +1031,15 @@ fn disable_unit(root: &Path, unit: &str) -> std::io::Result<()> {
 /// `first_run` (no result record in the root yet): lines are appended as upstream appends
 /// them, whatever the file holds. On a later run a line the file already has is not added
 /// again, so that a re-run changes nothing.
-/// `made_dirs`: the directories the files stage plans to make (when planning, the preset
-/// file may be one of them, and the run then fails appending to it).
+/// `made`: planning, whether what the files stage would make is a directory (see
+/// `note_made`); a unit, drop-in or preset path may be one of them, or lead through a file,
+/// and the run then fails there. Applying, it is empty: the root shows what was made.
 pub fn run_units(
     cfg: &Config,
     root: &Root,
     apply: bool,
     first_run: bool,
-    made_dirs: &HashSet<String>,
+    made: &HashMap<String, bool>,
 ) -> Result<Vec<Action>, EntryError> {
     let mut planned = HashSet::new();
     let mut actions = Vec::new();
@@ -1055,7 +1070,7 @@ pub fn run_units(
             if let Some(c) = d.contents.as_deref() {
                 let p = format!("/etc/systemd/system/{}.d/{}", u.name, d.name);
                 let de = e.key("dropins").index(j);
-                let acts = ensure_file(root, &mut planned, &de, &p, c.as_bytes());
+                let acts = ensure_file(root, &mut planned, made, &de, &p, c.as_bytes());
                 step(&de, acts, &mut actions)?;
             }
         }
@@ -1065,7 +1080,7 @@ pub fn run_units(
             .filter(|c| !c.is_empty())
             .filter(|_| u.mask != Some(true))
         {
-            let acts = ensure_file(root, &mut planned, &e, &unit_path, c.as_bytes());
+            let acts = ensure_file(root, &mut planned, made, &e, &unit_path, c.as_bytes());
             step(&e, acts, &mut actions)?;
         }
         let acts = match u.mask {
@@ -1144,7 +1159,7 @@ pub fn run_units(
         })?,
     };
     if let Some(preset) = preset {
-        if !apply && made_dirs.contains(&preset.inner) {
+        if made.get(&preset.inner) == Some(&true) {
             return Err(EntryError {
                 entry: units.clone(),
                 message: format!("{PRESET_PATH}: a directory made by an entry of the config"),

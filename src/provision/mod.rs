@@ -502,12 +502,12 @@ pub fn files_stage(
         let owners = owners::Owners::read(&r).with_planned(config);
         let mut actions =
             files::run(config, fetched, &r, &owners, apply, first_run, skip).map_err(fail)?;
-        // The directories the entries make, which a plan of the units has not seen made.
-        let made_dirs: std::collections::HashSet<String> = (actions.iter())
-            .filter(|a| a.change.makes_dir())
-            .map(|a| a.path.clone())
-            .collect();
-        actions.extend(files::run_units(config, &r, apply, first_run, &made_dirs).map_err(fail)?);
+        // What the entries make, which a plan of the units has not seen made.
+        let mut made = std::collections::HashMap::new();
+        if !apply {
+            files::note_made(&mut made, &actions, &r);
+        }
+        actions.extend(files::run_units(config, &r, apply, first_run, &made).map_err(fail)?);
         out.extend(actions.into_iter().map(|a| {
             let replaces = a.replaces();
             let p = Planned {
