@@ -5,6 +5,7 @@ pub mod cli;
 pub mod de;
 pub mod diag;
 pub mod fetch;
+pub mod goquote;
 pub mod ignition;
 pub mod json;
 pub mod migrate;

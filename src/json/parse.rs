@@ -3,6 +3,7 @@
 //! (and so our conformance) are defined by those offsets. serde_json gives neither per-node
 //! positions nor Go's error offsets, hence this small reader.
 
+use crate::goquote;
 use crate::tree::{Entry, Node, Value};
 use std::fmt;
 
@@ -78,7 +79,7 @@ fn describe(b: &[u8]) -> (String, usize) {
         let text = match c {
             b'\'' => "'\\''".to_string(),
             b'"' => "'\"'".to_string(),
-            _ => format!("'{}'", go_escape(c as char)),
+            _ => format!("'{}'", goquote::escape_char(c as char)),
         };
         return (text, 1);
     }
@@ -91,7 +92,7 @@ fn describe(b: &[u8]) -> (String, usize) {
     match b.get(..len).and_then(|s| std::str::from_utf8(s).ok()) {
         Some(s) => {
             let ch = s.chars().next().expect("one character");
-            (format!("'{}'", go_escape(ch)), len)
+            (format!("'{}'", goquote::escape_char(ch)), len)
         }
         // Not UTF-8: Go names the byte.
         None => (format!("'\\x{c:02x}'"), 1),
@@ -103,70 +104,14 @@ fn describe(b: &[u8]) -> (String, usize) {
 /// double-quoted with `strconv.Quote`'s escapes (as the reference prints `"\\\x11"`).
 fn go_sharp_q(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
-        Ok(s) if s.chars().all(|c| go_printable(c) && c != '`' && c != ' ') => {
+        Ok(s)
+            if s.chars()
+                .all(|c| goquote::is_print(c) && c != '`' && c != ' ') =>
+        {
             format!("`{s}`")
         }
-        _ => {
-            let mut out = String::from("\"");
-            for chunk in bytes.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    match c {
-                        '"' => out.push_str("\\\""),
-                        c => out.push_str(&go_escape(c)),
-                    }
-                }
-                for b in chunk.invalid() {
-                    out.push_str(&format!("\\x{b:02x}"));
-                }
-            }
-            out.push('"');
-            out
-        }
+        _ => goquote::quote_bytes(bytes),
     }
-}
-
-/// A character as Go's `strconv.Quote` writes it: printable ones as they are, others escaped.
-fn go_escape(ch: char) -> String {
-    match ch {
-        '\u{7}' => "\\a".into(),
-        '\u{8}' => "\\b".into(),
-        '\u{c}' => "\\f".into(),
-        '\n' => "\\n".into(),
-        '\r' => "\\r".into(),
-        '\t' => "\\t".into(),
-        '\u{b}' => "\\v".into(),
-        '\\' => "\\\\".into(),
-        c if (c as u32) < 0x20 || c == '\u{7f}' => format!("\\x{:02x}", c as u32),
-        c if go_printable(c) => c.to_string(),
-        c if (c as u32) < 0x10000 => format!("\\u{:04x}", c as u32),
-        c => format!("\\U{:08x}", c as u32),
-    }
-}
-
-/// Go's `unicode.IsPrint`, near enough for error messages: not a control, format, separator
-/// (other than the space), private-use or non-character code point.
-fn go_printable(c: char) -> bool {
-    let u = c as u32;
-    let format_chars = matches!(
-        u,
-        0xad | 0x600..=0x605
-            | 0x61c
-            | 0x6dd
-            | 0x70f
-            | 0x180e
-            | 0x200b..=0x200f
-            | 0x202a..=0x202e
-            | 0x2060..=0x2064
-            | 0x2066..=0x206f
-            | 0xfeff
-            | 0xfff9..=0xfffb
-            | 0xe0001
-            | 0xe0020..=0xe007f
-    );
-    let separators = c != ' ' && c.is_whitespace();
-    let private = matches!(u, 0xe000..=0xf8ff | 0xf0000..=0x10ffff);
-    let nonchar = (u & 0xfffe) == 0xfffe || (0xfdd0..=0xfdef).contains(&u);
-    !(c.is_control() || format_chars || separators || private || nonchar)
 }
 
 /// Go's `utf8.FullRune`: whether `p` starts with a whole character or with bytes that can

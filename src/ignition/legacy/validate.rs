@@ -525,8 +525,8 @@ fn systemd(r: &mut Rules, s: &Systemd, path: &JsonPath) {
             r.warning(
                 p.key("contents"),
                 format!(
-                    "unit {:?} is enabled, but has no install section so enable does nothing",
-                    u.name
+                    "unit {} is enabled, but has no install section so enable does nothing",
+                    crate::goquote::quote(&u.name)
                 ),
             );
         }

@@ -1,6 +1,7 @@
 //! Rules for systemd units and drop-ins.
 
 use super::{Checker, unit};
+use crate::goquote;
 use crate::ignition::types::Systemd;
 use crate::tree::JsonPath;
 
@@ -48,8 +49,8 @@ pub fn check(c: &mut Checker, s: &Systemd, path: &JsonPath) {
                         c.warning(
                             up.key("contents"),
                             format!(
-                                "unit {:?} is enabled, but has no install section so enable does nothing",
-                                u.name
+                                "unit {} is enabled, but has no install section so enable does nothing",
+                                goquote::quote(&u.name)
                             ),
                         );
                     }
@@ -94,8 +95,9 @@ pub fn check(c: &mut Checker, s: &Systemd, path: &JsonPath) {
             c.warning(
                 units.index(i).key("contents"),
                 format!(
-                    "template unit {template:?} for {:?} doesn't have Install section",
-                    u.name
+                    "template unit {} for {} doesn't have Install section",
+                    goquote::quote(&template),
+                    goquote::quote(&u.name)
                 ),
             );
         }
