@@ -108,7 +108,7 @@ fn flatcar_version_error(bytes: &[u8], tree: &crate::tree::Node) -> Option<Diagn
         Some(Value::String(s)) if s.is_empty() => {}
         Some(Value::String(s)) => {
             // A semantic version of another major than 3 that the 2.x parser does not read.
-            let other_major = version::is_semver(s) && s.split('.').next() != Some("3");
+            let other_major = version::GoSemver::parse(s).is_some_and(|v| v.major != 3);
             return match legacy::detect(tree) {
                 Some(Ok(_)) => None,
                 _ if other_major => Some(two_x(tree)),

@@ -69,12 +69,10 @@ impl Version {
     /// Parses `ignition.version` the way upstream does: it must be a semantic version, and
     /// then one of the versions we read.
     pub fn parse(s: &str) -> Result<Version, VersionError> {
-        if !is_semver(s) {
-            return Err(VersionError::Invalid);
-        }
+        let v = GoSemver::parse(s).ok_or(VersionError::Invalid)?.to_string();
         Version::ALL
             .into_iter()
-            .find(|v| v.as_str() == s)
+            .find(|known| known.as_str() == v)
             .ok_or_else(|| VersionError::Unsupported(s.to_string()))
     }
 
@@ -117,27 +115,70 @@ impl fmt::Display for Version {
     }
 }
 
-/// MAJOR.MINOR.PATCH with optional -prerelease and +build, numbers without leading zeros.
-pub fn is_semver(s: &str) -> bool {
-    let (core, _build) = s.split_once('+').unwrap_or((s, ""));
-    let (core, pre) = match core.split_once('-') {
-        Some((c, p)) => (c, Some(p)),
-        None => (core, None),
-    };
-    let parts: Vec<&str> = core.split('.').collect();
-    let numeric = |p: &&str| {
-        !p.is_empty()
-            && p.bytes().all(|b| b.is_ascii_digit())
-            && (p.len() == 1 || !p.starts_with('0'))
-    };
-    parts.len() == 3
-        && parts.iter().all(numeric)
-        && pre.is_none_or(|p| {
-            !p.is_empty()
-                && p.split('.').all(|id| {
+/// A version as upstream's semantic-version library reads it (coreos/go-semver): the build
+/// part cut off at the first `+`, then the pre-release at the first `-`, three dotted
+/// numbers that may have leading zeros (each a signed 64-bit integer), and pre-release and
+/// build parts that are empty or dot-separated identifiers. Upstream compares versions by
+/// these fields, so `03.4.0` and `3.4.0+` are 3.4.0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoSemver {
+    pub major: i64,
+    pub minor: i64,
+    pub patch: i64,
+    pub pre: String,
+    pub build: String,
+}
+
+impl GoSemver {
+    pub fn parse(s: &str) -> Option<GoSemver> {
+        let (rest, build) = s.split_once('+').unwrap_or((s, ""));
+        let (core, pre) = rest.split_once('-').unwrap_or((rest, ""));
+        let identifiers = |p: &str| {
+            p.is_empty()
+                || p.split('.').all(|id| {
                     !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
                 })
+        };
+        if !identifiers(pre) || !identifiers(build) {
+            return None;
+        }
+        let mut parts = core.splitn(3, '.');
+        // Go's ParseInt: an optional sign (never left here: `+` and `-` were cut off
+        // above), then decimal digits.
+        let mut number = || -> Option<i64> {
+            let p = parts.next()?;
+            p.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| p.parse().ok())
+                .flatten()
+        };
+        let (major, minor, patch) = (number()?, number()?, number()?);
+        Some(GoSemver {
+            major,
+            minor,
+            patch,
+            pre: pre.into(),
+            build: build.into(),
         })
+    }
+}
+
+impl fmt::Display for GoSemver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        if !self.pre.is_empty() {
+            write!(f, "-{}", self.pre)?;
+        }
+        if !self.build.is_empty() {
+            write!(f, "+{}", self.build)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether upstream's semantic-version library reads `s` (see [`GoSemver`]).
+pub fn is_semver(s: &str) -> bool {
+    GoSemver::parse(s).is_some()
 }
 
 #[cfg(test)]
@@ -170,6 +211,24 @@ mod tests {
         }
         assert!(matches!(
             Version::parse("2.3.0"),
+            Err(VersionError::Unsupported(_))
+        ));
+        // As upstream's library reads them (measured against the reference).
+        for v in ["03.4.0", "3.04.0", "3.4.0-", "3.4.0+", "3.4.0-+"] {
+            assert_eq!(Version::parse(v), Ok(Version::V3_4), "{v}");
+        }
+        assert_eq!(Version::parse("3.7.00-experimental+"), Ok(Version::V3_7Exp));
+        for v in [
+            "3.4.0+a_b",
+            "3.4.0++",
+            "3.4.0+a..b",
+            "3.4.0.0",
+            "99999999999999999999.0.0",
+        ] {
+            assert_eq!(Version::parse(v), Err(VersionError::Invalid), "{v}");
+        }
+        assert!(matches!(
+            Version::parse("3.4.0+build"),
             Err(VersionError::Unsupported(_))
         ));
     }

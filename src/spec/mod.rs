@@ -355,13 +355,15 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
             Vec::new(),
         ));
     }
-    let version = scalar(&root, "version");
-    if !crate::ignition::version::is_semver(&version) {
+    // As upstream reads it (leading zeros, an empty pre-release or build), and named as
+    // it prints it from then on.
+    let Some(version) = crate::ignition::version::GoSemver::parse(&scalar(&root, "version")) else {
         return Err(Outcome::failed(
             "error parsing version; must be a valid semver",
             Vec::new(),
         ));
-    }
+    };
+    let version = version.to_string();
     if variant == "rhcos" && version == "0.1.0" {
         return Err(Outcome::failed(
             "rhcos variant has been removed; use openshift variant instead: https://coreos.github.io/butane/upgrading-openshift/",

@@ -42,14 +42,12 @@ pub fn detect(tree: &Node) -> Option<Result<LegacyVersion, String>> {
         });
     match (version, number) {
         (Some(v), n) => {
-            if !crate::ignition::version::is_semver(&v) {
-                return None;
-            }
-            let major: u64 = v.split('.').next()?.parse().ok()?;
+            let semver = crate::ignition::version::GoSemver::parse(&v)?;
+            let major = semver.major;
             if major >= 3 {
                 return None;
             }
-            if let Some(l) = LegacyVersion::parse_2x(&v) {
+            if let Some(l) = LegacyVersion::parse_2x(&semver.to_string()) {
                 return Some(Ok(l));
             }
             // Below 2.0.0 the old parsers fall back to spec 1.
