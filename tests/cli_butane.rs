@@ -97,7 +97,7 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "failed to read /nonexistent/in.bu: open /nonexistent/in.bu: no such file or directory\n"
+        "failed to open /nonexistent/in.bu: open /nonexistent/in.bu: no such file or directory\n"
     );
 }
 
@@ -187,4 +187,70 @@ fn openshift_writes_a_machine_config_unless_raw() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("field ignored in raw mode"));
     let out = run_stdin(&butane(), &["--raw", "--strict"], input);
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// Upstream's flag library: `--flag=false` and Go's other spellings of a boolean, a flag
+/// given twice (the last one counts), empty names (standard input and output), and
+/// `--color` without a value before the input.
+#[test]
+fn flags_as_upstreams_flag_library_takes_them() {
+    let pretty = "{\n  \"ignition\": {\n    \"version\": \"3.3.0\"\n  },";
+    for (args, want_pretty) in [
+        (&["--pretty=true"][..], true),
+        (&["--pretty=false"], false),
+        (&["--pretty=1", "--strict=F"], true),
+        (&["-p", "-p"], true),
+        (&["-o", "", ""], false),
+        (&["--output=", "--color"], false),
+    ] {
+        let out = run_stdin(&butane(), args, GOOD);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(text.starts_with(pretty), want_pretty, "{args:?}: {text}");
+    }
+    let dir = std::env::temp_dir().join(format!("flint-cli-butane-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.ign"), dir.join("b.ign"));
+    let out = run_stdin(
+        &butane(),
+        &["-o", a.to_str().unwrap(), "-o", b.to_str().unwrap()],
+        GOOD,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!a.exists() && std::fs::read_to_string(&b).unwrap() == COMPACT);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The wording of upstream's failures to read the input and to write the output.
+#[test]
+fn file_errors_worded_as_upstream() {
+    let dir = std::env::temp_dir().join(format!("flint-cli-butane-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let cases = [
+        (
+            vec![format!("{d}/nope.bu")],
+            format!("failed to open {d}/nope.bu: open {d}/nope.bu: no such file or directory\n"),
+        ),
+        (
+            vec![d.to_string()],
+            format!("failed to read {d}: read {d}: is a directory\n"),
+        ),
+        (
+            vec!["-o".into(), d.to_string()],
+            format!("failed to open {d}: open {d}: is a directory\n"),
+        ),
+        (
+            vec!["-o".into(), "/dev/full".into()],
+            "Failed to write config to /dev/full: write /dev/full: no space left on device\n"
+                .into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_stdin(&butane(), &args, GOOD);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

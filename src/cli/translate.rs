@@ -38,26 +38,34 @@ pub struct TranslateArgs {
     #[arg(long)]
     pub raw_errors: bool,
     /// Allow embedding local files from this directory.
-    #[arg(short = 'd', long, value_name = "DIR")]
+    #[arg(short = 'd', long, value_name = "DIR", value_parser = any_path())]
     pub files_dir: Option<PathBuf>,
     /// Write the output to FILE instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", value_parser = any_path())]
     pub output: Option<PathBuf>,
     /// Check the config without producing output.
     #[arg(short, long)]
     pub check: bool,
     /// Colour diagnostics: auto, always or never.
     #[arg(long, alias = "colour", value_name = "WHEN", value_parser = parse_color,
-          num_args = 0..=1, default_missing_value = "always", default_value = "auto")]
+          num_args = 0..=1, require_equals = true, default_missing_value = "always",
+          default_value = "auto")]
     pub color: Color,
     /// Read the config from FILE (deprecated: give the file as the argument).
-    #[arg(long = "input", value_name = "FILE", hide = true)]
+    #[arg(long = "input", value_name = "FILE", hide = true, value_parser = any_path())]
     pub input_flag: Option<PathBuf>,
     /// Print where each part of the output came from.
     #[arg(short = 'D', long, hide = true)]
     pub debug: bool,
     /// The Butane config (standard input when absent).
+    #[arg(value_parser = any_path())]
     pub input: Option<PathBuf>,
+}
+
+/// A path, empty ones too: upstream takes an empty name as none given (see `run`).
+fn any_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(PathBuf::from)
 }
 
 /// Runs a translation; returns the exit code.
@@ -70,19 +78,25 @@ pub fn run(args: &TranslateArgs) -> i32 {
             return 2;
         }
     }
-    let input = args.input.as_ref().or(args.input_flag.as_ref());
+    // An empty name is no name, as upstream's flags take it: standard input, standard
+    // output, no files directory.
+    let given = |p: &Option<PathBuf>| p.clone().filter(|p| !p.as_os_str().is_empty());
+    let input = given(&args.input).or(given(&args.input_flag));
+    let files_dir = given(&args.files_dir);
+    let go_error = spec::base::local::go_io_error;
     let (name, bytes) = match input {
-        Some(p) => match std::fs::read(p) {
-            Ok(b) => (p.display().to_string(), b),
-            Err(e) => {
-                eprintln!(
-                    "failed to read {}: {}",
-                    p.display(),
-                    spec::base::local::go_io_error("open", p, &e)
-                );
+        Some(p) => {
+            let mut b = Vec::new();
+            let read = match std::fs::File::open(&p) {
+                Ok(mut f) => f.read_to_end(&mut b).map_err(|e| ("read", e)),
+                Err(e) => Err(("open", e)),
+            };
+            if let Err((op, e)) = read {
+                eprintln!("failed to {op} {}: {}", p.display(), go_error(op, &p, &e));
                 return 1;
             }
-        },
+            (p.display().to_string(), b)
+        }
         None => {
             let mut b = Vec::new();
             if let Err(e) = std::io::stdin().read_to_end(&mut b) {
@@ -95,7 +109,7 @@ pub fn run(args: &TranslateArgs) -> i32 {
     let mut outcome = spec::translate(
         &bytes,
         Options {
-            files_dir: args.files_dir.as_deref(),
+            files_dir: files_dir.as_deref(),
             raw: args.raw,
             debug: args.debug,
             render: Some(args.pretty),
@@ -146,19 +160,24 @@ pub fn run(args: &TranslateArgs) -> i32 {
     let Some(json) = outcome.render(args.pretty) else {
         return 1;
     };
-    match &args.output {
-        Some(path) => {
-            if let Err(e) = std::fs::write(path, &json) {
+    let written = match given(&args.output) {
+        Some(path) => match std::fs::File::create(&path) {
+            Ok(mut f) => f.write_all(&json).map_err(|e| (path, e)),
+            Err(e) => {
+                let e = go_error("open", &path, &e);
                 let _ = writeln!(stderr, "failed to open {}: {e}", path.display());
                 return 1;
             }
-        }
+        },
         None => {
             let mut out = std::io::stdout().lock();
-            if out.write_all(&json).and_then(|_| out.flush()).is_err() {
-                return 1;
-            }
+            (out.write_all(&json).and_then(|_| out.flush())).map_err(|e| ("/dev/stdout".into(), e))
         }
+    };
+    if let Err((path, e)) = written {
+        let e = go_error("write", &path, &e);
+        let _ = writeln!(stderr, "Failed to write config to {}: {e}", path.display());
+        return 1;
     }
     // The process ends now: freeing a large translation allocation by allocation would
     // only delay that.
