@@ -764,3 +764,74 @@ fn a_start_of_zero_on_a_wiped_entry_succeeds_and_reruns_in_place() {
         "a re-run changes nothing"
     );
 }
+
+/// A wiped table is kept only when it already is what wiping would give, partition GUIDs
+/// the config names included (upstream's `partition.create.wipetable`, found by the
+/// storage harness's port of upstream's scenarios): another GUID there means a new table.
+#[test]
+fn a_wipe_keeps_a_table_only_with_the_guids_the_config_gives() {
+    let dir = scratch("disks-wipe-guid");
+    let disk = Loop::new(&dir, "disk", 64);
+    let image = disk.image.to_str().unwrap();
+    let (old, new) = (
+        "2B7A6E26-5E8F-4CCA-A654-46215D4696AC",
+        "8A7A6E26-5E8F-4CCA-A654-46215D4696AC",
+    );
+    sh(
+        "sgdisk",
+        &[
+            "-n",
+            "1:1M:+8M",
+            "-c",
+            "1:a",
+            "-u",
+            &format!("1:{old}"),
+            image,
+        ],
+    );
+    let config = |guid: &str| {
+        format!(
+            r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{}",
+              "wipeTable":true,"partitions":[{{"number":1,"label":"a","sizeMiB":8,"guid":"{guid}"}}]}}]}}}}"#,
+            disk.path()
+        )
+    };
+    // The same GUID in other letters: the table is kept.
+    assert_eq!(
+        ok(&provision("plan", &dir, &config(&old.to_lowercase()))),
+        ""
+    );
+    ok(&provision("apply", &dir, &config(new)));
+    assert_eq!(
+        sgdisk_info(&disk.image, 1).map(|i| i.3),
+        Some(new.to_string())
+    );
+    assert_eq!(
+        ok(&provision("plan", &dir, &config(new))),
+        "",
+        "a re-run changes nothing"
+    );
+}
+
+/// A partition that should not exist, numbered beyond a GPT's 128 entries, cannot exist:
+/// nothing to do, on a disk with a table or without one (upstream's
+/// `partition.no-op.nonexistent`); one that should exist there is refused.
+#[test]
+fn should_not_exist_beyond_the_table_is_nothing_to_do() {
+    let dir = scratch("disks-beyond");
+    let disk = Loop::new(&dir, "disk", 64);
+    let image = disk.image.to_str().unwrap();
+    let config = |number: u32, exist: bool| {
+        format!(
+            r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{}",
+              "partitions":[{{"number":{number},"shouldExist":{exist}}}]}}]}}}}"#,
+            disk.path()
+        )
+    };
+    ok(&provision("apply", &dir, &config(999, false)));
+    assert_eq!(blkid(image, "PTTYPE"), "", "no table made");
+    sh("sgdisk", &["-n", "1:1M:+4M", image]);
+    ok(&provision("apply", &dir, &config(129, false)));
+    assert!(sgdisk_info(&disk.image, 1).is_some());
+    assert!(failed(&provision("apply", &dir, &config(129, true))).contains("beyond the 128"));
+}

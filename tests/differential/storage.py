@@ -190,9 +190,14 @@ def udisk(var, parts, align=UPSTREAM_ALIGN, corrupt=False):
 def base(**changes):
     """Upstream's base disk (EFI-SYSTEM 1, OEM 6, ROOT 9; 128 MiB each, 2 MiB aligned), as
     part dicts; changes: number -> dict of fields to change (None drops the partition)."""
-    parts = [{"n": 1, "label": "EFI-SYSTEM", "type": "efi", "len": 262144, "fs": "vfat", "hybrid": True},
-             {"n": 6, "label": "OEM", "type": "data", "len": 262144, "fs": "ext4"},
-             {"n": 9, "label": "ROOT", "type": "coreos-resize", "len": 262144, "fs": "ext4"}]
+    # Upstream's filesystems get random UUIDs and it compares files to tell a kept filesystem
+    # from a new one; here they get fixed UUIDs (compared), so a filesystem made anew shows.
+    parts = [{"n": 1, "label": "EFI-SYSTEM", "type": "efi", "len": 262144, "fs": "vfat", "hybrid": True,
+              "fsuuid": "00000001"},
+             {"n": 6, "label": "OEM", "type": "data", "len": 262144, "fs": "ext4",
+              "fsuuid": "00000006-0000-4000-8000-000000000000"},
+             {"n": 9, "label": "ROOT", "type": "coreos-resize", "len": 262144, "fs": "ext4",
+              "fsuuid": "00000009-0000-4000-8000-000000000000"}]
     out = []
     for p in parts:
         c = changes.get("p%d" % p["n"], {})
@@ -202,7 +207,7 @@ def base(**changes):
     return out
 
 
-def up(name, disks, storage, negative=None, stages=None, root=None, min_sectors=None):
+def up(name, disks, storage, stages=None, root=None, min_sectors=None, skip_critical=False):
     """An upstream-style scenario: disks is a list of (parts, align[, corrupt]) for $D, $E...
     (parts None: a disk of min_sectors with nothing on it)."""
     setup, sizes = [], []
@@ -218,6 +223,8 @@ def up(name, disks, storage, negative=None, stages=None, root=None, min_sectors=
         opts["stages"] = stages
     if root:
         opts["root"] = root
+    if skip_critical:
+        opts["skip_critical"] = True
     return (name, setup, storage, opts)
 
 
@@ -237,11 +244,6 @@ def usz(lengths, align=UPSTREAM_ALIGN):
 
 def part(n, label, length, type=None, guid=None, **kw):
     return dict(n=n, label=label, len=length, type=type, guid=guid, **kw)
-
-
-def fsdisk(fs_changes, storage, negative=False, stages=None, root=None):
-    """A filesystem scenario on the base disk."""
-    return [fs_changes, storage, stages, root]
 
 
 def _rest():
@@ -394,7 +396,8 @@ def _rest():
                     ("-and-create", D(P(number=1, label="new", sizeMiB=16), wipeTable=True)),
                     ("-nowipe", D(P(number=1, label="new", sizeMiB=16))),
                     ("-nowipe-nothing", {"device": "$D"})]:
-        r.append(up("up-partition-wipebadtable" + sfx, [([part(1, "deleteme", 65536)], U, True)], {"disks": [dk]}))
+        r.append(up("up-partition-wipebadtable" + sfx, [([part(1, "deleteme", 65536)], U, True)], {"disks": [dk]},
+                    skip_critical=True))
     # zeros.go
     for sfx, pp in [("", P(label="fills-disk", number=1, startMiB=0, sizeMiB=0, typeGuid=U0, guid=U1)),
                     ("-unset", P(label="fills-disk", number=1, typeGuid=U0, guid=U1)),
@@ -440,6 +443,20 @@ def _rest():
                        ("match-fail-label", [P(number=6, label="oem")])]:
         r.append(up("up-neg-partition-" + sfx, [(base(), B)], {"disks": [D(*parts)]}))
 
+    # small shapes of the above: numbers beyond the GPT's 128 entries, a wiped table whose
+    # partitions the config gives other GUIDs
+    for n in (129, 999):
+        r.append(up("up-min-shouldnotexist-%d-notable" % n, [([], U)], {"disks": [D(P(number=n, shouldExist=False))]},
+                    min_sectors={"$D": usz([16384])}))
+        r.append(up("up-min-shouldnotexist-%d" % n, [([part(1, "a", 16384)], U)], {"disks": [D(P(number=n, shouldExist=False))]}))
+        r.append(up("up-min-create-%d" % n, [([part(1, "a", 16384)], U)], {"disks": [D(P(number=n, sizeMiB=4))]},
+                    min_sectors={"$D": usz([16384, 16384])}))
+    r.append(up("up-min-wipetable-guid", [([part(1, "a", 16384, LINUX, G2)], U)], {"disks": [D(
+        P(number=1, label="a", sizeMiB=8, guid=G1), wipeTable=True)]}))
+    r.append(up("up-min-wipetable-guid-same", [([part(1, "a", 16384, LINUX, G1)], U)], {"disks": [D(
+        P(number=1, label="a", sizeMiB=8, guid=G1.lower()), wipeTable=True)]}))
+    r.append(up("up-min-wipetable-noguid", [([part(1, "a", 16384, LINUX, G2)], U)], {"disks": [D(
+        P(number=1, label="a", sizeMiB=8), wipeTable=True)]}))
     # -- filesystems, on the base disk (EFI-SYSTEM $Dp1, OEM $Dp6, ROOT $Dp9)
     def fs(name, changes, fss, stages=None, root=None, disks=None, **kw):
         r.append(up(name, disks or [(base(**changes), B)], {"filesystems": fss}, stages=stages, root=root, **kw))
@@ -528,6 +545,52 @@ def _rest():
     # no_device.go: a filesystem without a device (the config is invalid)
     fs("up-neg-fs-nodevice", {}, [{"format": "ext4", "path": "/tmp0"}])
     fs("up-neg-fs-nodevice-missing", {}, [{"device": "$Dp5", "format": "ext4"}])
+    # more filesystem shapes over the base disk: labels and UUIDs against what is there
+    fs("up-fs-more-vfat-label-case", {"p1": {"fslabel": "EFI"}}, [{"device": "$Dp1", "format": "vfat", "label": "efi"}])
+    fs("up-fs-more-vfat-label-same", {"p1": {"fslabel": "EFI"}}, [{"device": "$Dp1", "format": "vfat", "label": "EFI"}])
+    fs("up-fs-more-ext4-label-empty", {"p6": {"fslabel": "OEM"}}, [{"device": "$Dp6", "format": "ext4", "label": ""}])
+    fs("up-fs-more-ext4-uuid-empty", {}, [{"device": "$Dp6", "format": "ext4", "uuid": ""}])
+    fs("up-fs-more-ext4-label-long", {}, [{"device": "$Dp6", "format": "ext4", "label": "x" * 17, "wipeFilesystem": True}])
+    fs("up-fs-more-xfs-label-long", {}, [{"device": "$Dp6", "format": "xfs", "label": "x" * 13, "wipeFilesystem": True,
+                                          "options": ["--unsupported"]}])
+    fs("up-fs-more-swap-reuse-label", {"p6": {"fs": "swap", "fslabel": "swap"}}, [{"device": "$Dp6", "format": "swap", "label": "swap"}])
+    fs("up-fs-more-swap-other-label", {"p6": {"fs": "swap", "fslabel": "swap"}}, [{"device": "$Dp6", "format": "swap", "label": "SWAP"}])
+    fs("up-fs-more-btrfs-reuse-label", {"p6": {"fs": "btrfs", "fslabel": "data"}}, [{"device": "$Dp6", "format": "btrfs", "label": "data"}])
+    fs("up-fs-more-ext2-as-ext4", {"p6": {"fs": "ext2"}}, [{"device": "$Dp6", "format": "ext4"}])
+    fs("up-fs-more-two-on-one", {}, [{"device": "$Dp6", "format": "ext4", "label": "a", "wipeFilesystem": True},
+                                     {"device": "$Dp9", "format": "btrfs", "label": "b", "wipeFilesystem": True}])
+    fs("up-fs-more-ext4-options-reuse", {}, [{"device": "$Dp6", "format": "ext4", "options": ["-b", "1024"]}])
+    fs("up-fs-more-vfat-uuid-reuse-nolabel", {"p1": {"fsuuid": "ABCD1234"}}, [{"device": "$Dp1", "format": "vfat", "uuid": "abcd1234", "label": ""}])
+    # partitions and filesystems together, on the base disk
+    r.append(up("up-mixed-root-recreate-fs", [(base(), B)], {
+        "disks": [D(P(number=9, label="ROOT", sizeMiB=0, wipePartitionEntry=True, typeGuid=RESIZE))],
+        "filesystems": [{"device": "$Dp9", "format": "ext4", "label": "ROOT", "wipeFilesystem": True}]}, min_sectors=GR))
+    r.append(up("up-mixed-root-recreate-fs-reuse", [(base(), B)], {
+        "disks": [D(P(number=9, label="ROOT", sizeMiB=0, wipePartitionEntry=True, typeGuid=RESIZE))],
+        "filesystems": [{"device": "$Dp9", "format": "ext4", "uuid": "00000009-0000-4000-8000-000000000000"}]}, min_sectors=GR))
+    r.append(up("up-mixed-new-partition-fs", [(base(), B)], {
+        "disks": [D(P(number=2, label="DATA", sizeMiB=0))],
+        "filesystems": [{"device": "$Dp2", "format": "xfs", "label": "DATA"}]}, min_sectors=GR))
+    r.append(up("up-mixed-deleted-partition-fs", [(base(), B)], {
+        "disks": [D(P(number=6, shouldExist=False, wipePartitionEntry=True))],
+        "filesystems": [{"device": "$Dp6", "format": "ext4"}]}))
+    # more partition shapes
+    r.append(up("up-partition-more-label-36", [([], U)], {"disks": [D(P(number=1, label="x" * 36, sizeMiB=8))]},
+                min_sectors={"$D": usz([16384])}))
+    r.append(up("up-partition-more-label-37", [([], U)], {"disks": [D(P(number=1, label="x" * 37, sizeMiB=8))]},
+                min_sectors={"$D": usz([16384])}))
+    r.append(up("up-partition-more-label-unicode", [([], U)], {"disks": [D(P(number=1, label="d\u00e9j\u00e0-\u00fc", sizeMiB=8))]},
+                min_sectors={"$D": usz([16384])}))
+    r.append(up("up-partition-more-start-beyond-end", [([], U)], {"disks": [D(P(number=1, startMiB=100, sizeMiB=8))]},
+                min_sectors={"$D": usz([16384])}))
+    r.append(up("up-partition-more-start-in-gap", [(gap_before, B)], {"disks": [D(P(number=2, startMiB=258, sizeMiB=0))]}))
+    r.append(up("up-partition-more-start-overlaps", [(gap_before, B)], {"disks": [D(P(number=2, startMiB=130, sizeMiB=0))]}))
+    r.append(up("up-partition-more-number0-in-gap", [(gap_before, B)], {"disks": [D(P(label="gap", sizeMiB=0))]}))
+    r.append(up("up-partition-more-size-in-gap-toobig", [(gap_before, B)], {"disks": [D(P(number=2, startMiB=258, sizeMiB=33))]}))
+    r.append(up("up-partition-more-typeguid-only-match", [(base(), B)], {"disks": [D(P(number=1, typeGuid=EFI.lower()))]}))
+    r.append(up("up-partition-more-guid-mismatch", [(base(p1={"guid": G2}), B)], {"disks": [D(P(number=1, guid=G1))]}))
+    r.append(up("up-partition-more-guid-case", [(base(p1={"guid": G2}), B)], {"disks": [D(P(number=1, guid=G2.lower()))]}))
+    r.append(up("up-partition-more-guid-mismatch-wipe", [(base(p1={"guid": G2}), B)], {"disks": [D(P(number=1, guid=G1, wipePartitionEntry=True))]}))
     return r
 
 
@@ -771,6 +834,10 @@ def one(name, setup, storage, size_mib, flint_bin, oracles, work):
                 p = subprocess.run([os.path.join(HERE, "run-reference.sh"), "--stages", stages, root, cfg],
                                    env=dict(os.environ, IGNITION=os.path.join(oracles, "flatcar", "ignition")),
                                    capture_output=True, text=True, timeout=300)
+                if opts.get("skip_critical") and re.search(r"stage \w+ failed \(exit 0\)\s*$", p.stderr):
+                    # the reference succeeded but logged a CRITICAL line run-reference.sh takes
+                    # for a failure; upstream's test skips that check (SkipCriticalCheck)
+                    p.returncode = 0
             else:
                 # A state directory of its own: the GUIDs of partitions flint made in an
                 # earlier scenario (fixed ones, from a config) would make the setup's

@@ -340,10 +340,15 @@ pub fn plan_with(
     if wipe_table {
         let mut empty = observed.clone();
         empty.slots.clear();
-        let mut p = plan_on(desired, &empty, &made, new_guid)?;
+        let mut invented = Vec::new();
+        let mut p = plan_on(desired, &empty, &made, &mut || {
+            let g = new_guid();
+            invented.push(g.clone());
+            g
+        })?;
         // Beyond upstream: when the table already is what wiping and creating would give, a
         // re-run leaves it alone instead of wiping it again.
-        if same_table(&p.result, observed) {
+        if same_table(&p.result, observed, &invented) {
             return Ok(Plan {
                 actions: Vec::new(),
                 result: observed.clone(),
@@ -395,8 +400,9 @@ fn unique_guids(desired: &[Partition], plan: Plan) -> Result<Plan, PlanError> {
     Ok(plan)
 }
 
-/// Equal but for GUIDs the planner made up.
-fn same_table(planned: &Layout, observed: &Layout) -> bool {
+/// Equal but for GUIDs the planner made up (`invented`): a GUID the config gives must be
+/// the one there (in any letter case).
+fn same_table(planned: &Layout, observed: &Layout, invented: &[String]) -> bool {
     planned.slots.len() == observed.slots.len()
         && planned.slots.iter().zip(&observed.slots).all(|(p, o)| {
             p.number == o.number
@@ -404,6 +410,7 @@ fn same_table(planned: &Layout, observed: &Layout) -> bool {
                 && p.size == o.size
                 && p.type_guid.eq_ignore_ascii_case(&o.type_guid)
                 && p.label == o.label
+                && (invented.contains(&p.guid) || p.guid.eq_ignore_ascii_case(&o.guid))
         })
 }
 
@@ -480,7 +487,9 @@ fn plan_on(
             w
         })
         .collect();
-    for w in &wants {
+    // (A partition that should not exist beyond the table's entries cannot exist: upstream
+    // has nothing to do for it.)
+    for w in wants.iter().filter(|w| w.should_exist) {
         if w.number > MAX_PARTITIONS {
             return Err(PlanError {
                 index: Some(w.index),
