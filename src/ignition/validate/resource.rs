@@ -41,7 +41,13 @@ pub fn parse_url(s: &str) -> Result<UrlParts<'_>, &'static str> {
         Some(auth) => {
             let end = auth.find('/').unwrap_or(auth.len());
             let host = &auth[..end];
-            check_host(host.rsplit_once('@').map_or(host, |(_, h)| h))?;
+            match host.rsplit_once('@') {
+                Some((userinfo, host)) => {
+                    check_userinfo(userinfo)?;
+                    check_host(host)?;
+                }
+                None => check_host(host)?,
+            }
             &auth[end..]
         }
         None => rest,
@@ -96,12 +102,56 @@ fn check_escapes(s: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// Go's rule for the user and password before the `@`: unreserved and sub-delimiter
+/// characters, `:`, `@`, and `%` escapes that decode.
+fn check_userinfo(userinfo: &str) -> Result<(), &'static str> {
+    let allowed = |b: u8| b.is_ascii_alphanumeric() || b"-._:~!$&'()*+,;=%@".contains(&b);
+    if !userinfo.bytes().all(allowed) {
+        return Err("unable to parse url");
+    }
+    check_escapes(userinfo)
+}
+
+/// What stands in brackets must be an IPv6 address, with a zone after `%25` that is not
+/// empty (Go checks the address since its fix for bracketed hosts).
+fn check_bracketed(inside: &str) -> Result<(), &'static str> {
+    let (addr, zone) = match inside.find("%25") {
+        Some(z) => (&inside[..z], Some(&inside[z + 3..])),
+        None => (inside, None),
+    };
+    if zone == Some("") || addr.parse::<std::net::Ipv6Addr>().is_err() {
+        return Err("unable to parse url");
+    }
+    // The zone may hold, raw or escaped, what a host may hold unescaped (and an escaped
+    // space; raw bytes beyond ASCII too).
+    let host_char = |c: u8| c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&c);
+    let z = zone.unwrap_or_default().as_bytes();
+    let mut i = 0;
+    while i < z.len() {
+        let ok = match z[i] {
+            b'%' => {
+                let v = (z.get(i + 1..i + 3))
+                    .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+                i += 2;
+                v.is_some_and(|v| v == b' ' || v == b'%' || host_char(v))
+            }
+            c => c >= 0x80 || host_char(c),
+        };
+        if !ok {
+            return Err("unable to parse url");
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
 fn check_host(host: &str) -> Result<(), &'static str> {
     const BAD: &str = "unable to parse url";
     let port = if let Some(rest) = host.strip_prefix('[') {
-        let Some(end) = rest.find(']') else {
+        let Some(end) = rest.rfind(']') else {
             return Err(BAD);
         };
+        check_bracketed(&rest[..end])?;
         let after = &rest[end + 1..];
         if !after.is_empty() && !after.starts_with(':') {
             return Err(BAD);
@@ -133,15 +183,47 @@ fn check_host(host: &str) -> Result<(), &'static str> {
     check_escapes(host)
 }
 
-/// The value of query parameter `key`, if present.
-fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+/// The first value of query parameter `key`, as Go's `URL.Query` gives it: pairs split at
+/// `&`, a pair holding `;` left out, names and values unescaped (`+` a space; a pair that
+/// does not unescape left out), and no parameters at all beyond 10,000 of them.
+fn query_param(query: &str, key: &str) -> Option<Vec<u8>> {
+    if query.bytes().filter(|&b| b == b'&').count() >= 10_000 {
+        return None;
+    }
     query
         .split('&')
-        .filter_map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            (k == key).then_some(v)
+        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
+        .find_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let (k, v) = (query_unescape(k)?, query_unescape(v)?);
+            (k == key.as_bytes()).then_some(v)
         })
-        .next()
+}
+
+/// Go's `QueryUnescape`.
+fn query_unescape(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' => {
+                let hex = b.get(i + 1..i + 3)?;
+                let text = std::str::from_utf8(hex).ok()?;
+                out.push(u8::from_str_radix(text, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Checks a resource URL for spec `version` by upstream's rules; returns upstream's message
@@ -159,7 +241,12 @@ pub fn check_url_with(s: &str, version: Version, oem: bool) -> Result<(), String
         "oem" if oem => Ok(()),
         "gs" if version >= Version::V3_2 => Ok(()),
         "s3" => check_version_id(u.query),
-        "arn" if version >= Version::V3_4 => check_arn(s, u.query),
+        // The ARN upstream checks is the scheme and Go's opaque part (none when what
+        // follows the colon starts with a slash), without query and fragment.
+        "arn" if version >= Version::V3_4 => {
+            let opaque = Some(u.opaque_or_path).filter(|o| !o.starts_with('/'));
+            check_arn(&format!("arn:{}", opaque.unwrap_or_default()), u.query)
+        }
         "data" => super::dataurl::check(s),
         _ => Err("invalid url scheme".into()),
     }
@@ -167,17 +254,16 @@ pub fn check_url_with(s: &str, version: Version, oem: bool) -> Result<(), String
 
 fn check_version_id(query: &str) -> Result<(), String> {
     match query_param(query, "versionId") {
-        Some("") => Err("invalid S3 object VersionId".into()),
+        Some(v) if v.is_empty() => Err("invalid S3 object VersionId".into()),
         _ => Ok(()),
     }
 }
 
 /// `arn:PARTITION:s3:REGION:ACCOUNT:RESOURCE` naming an object (`bucket/key`) or an object
 /// behind an access point (`accesspoint/NAME/object/KEY`).
-fn check_arn(s: &str, query: &str) -> Result<(), String> {
+fn check_arn(arn: &str, query: &str) -> Result<(), String> {
     const BAD: &str = "invalid S3 ARN format";
-    let without_query = s.split('?').next().unwrap_or(s);
-    let sections: Vec<&str> = without_query.splitn(6, ':').collect();
+    let sections: Vec<&str> = arn.splitn(6, ':').collect();
     if sections.len() < 6 || sections[2] != "s3" {
         return Err(BAD.into());
     }
@@ -187,7 +273,8 @@ fn check_arn(s: &str, query: &str) -> Result<(), String> {
     } else {
         2
     };
-    if resource.split('/').count() < min_pieces {
+    // (The pieces of the whole ARN, as upstream counts them.)
+    if arn.split('/').count() < min_pieces {
         return Err(BAD.into());
     }
     check_version_id(query)
