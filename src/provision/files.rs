@@ -328,6 +328,7 @@ pub fn run(
     apply: bool,
     first_run: bool,
     skip: &HashSet<JsonPath>,
+    keys_made: &HashMap<String, bool>,
 ) -> Result<Vec<Action>, EntryError> {
     use rayon::prelude::*;
     same_place(cfg, root)?;
@@ -400,8 +401,23 @@ pub fn run(
         if !apply && let Some(p) = ancestors(&r.inner).find(|p| made.get(*p) == Some(&false)) {
             return Err(fail(format!("{p} is not a directory")));
         }
-        let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
         let idx = index(&entry);
+        // Planning: the SSH keys step runs first, and what it makes (`.ssh`, the keys file)
+        // is in the way of an entry there without overwrite, as in the run.
+        if !apply && let Some(&is_dir) = keys_made.get(&r.inner) {
+            let (overwrite, in_the_way) = match kind {
+                0 => (cfg.storage.directories[idx].overwrite, !is_dir),
+                1 => (cfg.storage.files[idx].overwrite, true),
+                _ => (cfg.storage.links[idx].overwrite, true),
+            };
+            if in_the_way && overwrite != Some(true) {
+                return Err(fail(format!(
+                    "{} is made by the SSH keys step, which runs first; set overwrite to replace it",
+                    r.inner
+                )));
+            }
+        }
+        let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
         let change = match kind {
             0 => plan_dir(cfg, idx, &r.host, owners, &planned_dirs, first_run).map_err(fail)?,
             1 => match file_change {
@@ -882,14 +898,9 @@ fn ensure_file(
     data: &[u8],
 ) -> Result<Vec<Action>, String> {
     let r = root.resolve(path)?;
-    // Upstream renames the new contents into place, which a directory there refuses
-    // (found or, planning, made by an entry); nothing under it is removed.
-    if matches!(observe(&r.host).0, Kind::Dir) || made.get(&r.inner) == Some(&true) {
-        return Err(format!("{}: a directory is there", r.inner));
-    }
-    if let Some(p) = ancestors(&r.inner).find(|p| made.get(*p) == Some(&false)) {
-        return Err(format!("{p} is not a directory"));
-    }
+    // Upstream renames the new contents into place, which a directory there refuses;
+    // nothing under it is removed.
+    no_dir_on_the_way(&r, made)?;
     let mut out = parents(planned, entry, &r.missing);
     let current = match observe(&r.host) {
         (Kind::File, Some(m)) => std::fs::read(&r.host)
@@ -913,6 +924,18 @@ fn ensure_file(
         });
     }
     Ok(out)
+}
+
+/// Refuses a path the units step writes when a directory stands there, or a file on the
+/// way to it: found in the root, or (planning) made by an earlier entry (`made`).
+fn no_dir_on_the_way(r: &Resolved, made: &HashMap<String, bool>) -> Result<(), String> {
+    if matches!(observe(&r.host).0, Kind::Dir) || made.get(&r.inner) == Some(&true) {
+        return Err(format!("{}: a directory is there", r.inner));
+    }
+    match ancestors(&r.inner).find(|p| made.get(*p) == Some(&false)) {
+        Some(p) => Err(format!("{p} is not a directory")),
+        None => Ok(()),
+    }
 }
 
 fn parents(planned: &mut HashSet<String>, entry: &JsonPath, missing: &[String]) -> Vec<Action> {
@@ -1159,12 +1182,10 @@ pub fn run_units(
         })?,
     };
     if let Some(preset) = preset {
-        if made.get(&preset.inner) == Some(&true) {
-            return Err(EntryError {
-                entry: units.clone(),
-                message: format!("{PRESET_PATH}: a directory made by an entry of the config"),
-            });
-        }
+        no_dir_on_the_way(&preset, made).map_err(|message| EntryError {
+            entry: units.clone(),
+            message,
+        })?;
         acts.extend(parents(&mut planned, &units, &preset.missing));
         acts.push(Action {
             entry: units.clone(),

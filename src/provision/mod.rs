@@ -496,12 +496,29 @@ pub fn files_stage(
                 (p, false)
             })
             .collect();
+        // What the SSH keys step makes before the entries: the keys file, and `.ssh` and
+        // `authorized_keys.d` on its way.
+        let keys_made: std::collections::HashMap<String, bool> = (out.iter())
+            .filter(|(p, _)| p.kind == "write-ssh-keys" && p.path.starts_with('/'))
+            .flat_map(|(p, _)| {
+                let dirs = (p
+                    .path
+                    .match_indices('/')
+                    .skip(1)
+                    .map(|(at, _)| &p.path[..at]))
+                .filter(|a| a.ends_with("/.ssh") || a.ends_with("/.ssh/authorized_keys.d"))
+                .map(|a| (a.to_string(), true));
+                dirs.chain([(p.path.clone(), false)]).collect::<Vec<_>>()
+            })
+            .collect();
         // useradd may have moved a home directory.
         r.forget();
         // Names are looked up after users and groups exist (or would, when planning).
         let owners = owners::Owners::read(&r).with_planned(config);
-        let mut actions =
-            files::run(config, fetched, &r, &owners, apply, first_run, skip).map_err(fail)?;
+        let mut actions = files::run(
+            config, fetched, &r, &owners, apply, first_run, skip, &keys_made,
+        )
+        .map_err(fail)?;
         // What the entries make, which a plan of the units has not seen made.
         let mut made = std::collections::HashMap::new();
         if !apply {

@@ -74,6 +74,10 @@ GOWNERS = [None, None, None, {"id": 50}, {"name": "staff"}, {"name": "daemon"}, 
 MODES = [None, None, 0o644, 0o600, 0o755, 0o700, 0o777, 0o4755, 0o2775, 0o1777, 0o640, 0]
 UNITS = ["a.service", "b.service", "c@x.service", "c@y.service", "c@.service", "d.socket",
          "e.timer", "static.service", "vendor.service", "m.service", "f.target"]
+# Where the units step writes, for storage entries to meet (seeds from 1850 on).
+UNIT_PATHS = ["/etc/systemd/system/a.service.d", "/etc/systemd/system/b.service.d/10-a.conf",
+              "/etc/systemd/system", "/etc/systemd/system-preset", "/etc/systemd",
+              "/etc/systemd/system/multi-user.target.wants", "/srv/units", "/srv/units/a.service"]
 SETUP_DIRS = ["etc/a", "var/x", "opt", "home/alice/.ssh", "dir", "srv", "etc/ssh/sshd_config.d",
               "home/bob", "home/alice/.ssh/authorized_keys.d"]
 
@@ -86,6 +90,10 @@ DATA = {"data:,hello": b"hello", "data:,": b"", "data:;base64,AAEC": b"\x00\x01\
 class FilesGen:
     def __init__(self, seed):
         self.r = random.Random(seed)
+        # Seeds from 1850 on also put odd things where the units step writes (directories
+        # at unit and drop-in paths, a file at a drop-in directory, /etc/systemd/system
+        # through a link) and storage entries there; earlier seeds give what they gave.
+        self.units_paths = seed >= 1850
 
     def p(self, x):
         return self.r.random() < x
@@ -143,6 +151,23 @@ class FilesGen:
                           "> usr/lib/systemd/system/vendor.service")
             if self.p(0.2):
                 sh.append("ln -sf /dev/null etc/systemd/system/m.service")
+        if self.units_paths and self.p(0.3):
+            odd = [("mkdir -p etc/systemd/system/a.service/sub", None),
+                   ("mkdir -p etc/systemd/system/b.service", None),
+                   ("mkdir -p etc/systemd/system/a.service.d/10-a.conf", None),
+                   ("mkdir -p etc/systemd/system && printf x > etc/systemd/system/b.service.d", None),
+                   ("mkdir -p srv/units etc/systemd && rm -rf etc/systemd/system && "
+                    "ln -s ../../srv/units etc/systemd/system", None),
+                   ("mkdir -p etc/systemd && rm -rf etc/systemd/system && ln -s /srv/units etc/systemd/system",
+                    None),
+                   ("mkdir -p etc/systemd/system && ln -sfn /srv etc/systemd/system/a.service", None),
+                   ("mkdir -p etc/systemd/system && ln -sfn ../../../etc/hostname etc/systemd/system/b.service",
+                    None),
+                   ("mkdir -p etc/systemd/system && printf x > etc/systemd/system/multi-user.target.wants", None),
+                   ("mkdir -p etc/systemd/system-preset/20-ignition.preset", None)]
+            # (one may stand where another wants to go: then it is left out)
+            for cmd, _ in self.r.sample(odd, self.r.randint(1, 2)):
+                sh.append("{ %s; } 2>/dev/null || true" % cmd)
         if self.p(0.25):
             text = self.pick(["enable x.service\n", "disable a.service\n", "enable a.service\n", "# c\n", ""])
             sh.append("mkdir -p etc/systemd/system-preset && printf %s "
@@ -177,8 +202,13 @@ class FilesGen:
                 digest = digest[::-1]
             res["verification"] = {"hash": "%s-%s" % (algo, digest)}
 
+    def paths(self, pool):
+        if self.units_paths:
+            return pool + UNIT_PATHS
+        return pool
+
     def file(self, used):
-        f = {"path": self.fresh(used, FILE_PATHS)}
+        f = {"path": self.fresh(used, self.paths(FILE_PATHS))}
         if self.p(0.7):
             f["contents"] = {"source": self.data_url()}
             self.verification(f["contents"], DATA[f["contents"]["source"]])
@@ -208,8 +238,8 @@ class FilesGen:
         return p
 
     def directory(self, used):
-        d = {"path": self.fresh(used, FILE_PATHS + ["/etc/a", "/var/x", "/home/alice/.ssh", "/opt",
-                                                     "/home/alice", "/dir", "/srv"])}
+        d = {"path": self.fresh(used, self.paths(FILE_PATHS + ["/etc/a", "/var/x", "/home/alice/.ssh",
+                                                                "/opt", "/home/alice", "/dir", "/srv"]))}
         if self.p(0.2):
             d["overwrite"] = self.p(0.5)
         m = self.pick(MODES)
@@ -219,7 +249,7 @@ class FilesGen:
         return d
 
     def link(self, used):
-        d = {"path": self.fresh(used, FILE_PATHS + ["/etc/l", "/lnk", "/up/x", "/home/alice/link"]),
+        d = {"path": self.fresh(used, self.paths(FILE_PATHS + ["/etc/l", "/lnk", "/up/x", "/home/alice/link"])),
              "target": self.pick(["/etc/a", "a", "../x", "/etc/passwd", "/home/alice/f", "/nonexistent",
                                   "/home/alice", "/etc/hostname", "../../../../etc/shadow", "/etc/a/b"])}
         if self.p(0.25):
