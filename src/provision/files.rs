@@ -320,6 +320,14 @@ fn same_place(cfg: &Config, root: &Root) -> Result<(), EntryError> {
 /// `first_run` (no result record in the root yet): existing files meet the config as they
 /// meet upstream's (contents over a file without `overwrite` fail, appends always append);
 /// on later runs an entry already in its desired state is left alone.
+/// What surrounds the entries in a run of the files stage.
+pub struct Around<'a> {
+    /// Entries left out (the check after apply leaves out what cannot be planned again).
+    pub skip: &'a HashSet<JsonPath>,
+    /// Planning: what the SSH keys step, which runs first, makes (directory or not).
+    pub keys_made: &'a HashMap<String, bool>,
+}
+
 pub fn run(
     cfg: &Config,
     fetched: &Fetched,
@@ -327,9 +335,9 @@ pub fn run(
     owners: &Owners,
     apply: bool,
     first_run: bool,
-    skip: &HashSet<JsonPath>,
-    keys_made: &HashMap<String, bool>,
+    around: Around,
 ) -> Result<Vec<Action>, EntryError> {
+    let Around { skip, keys_made } = around;
     use rayon::prelude::*;
     same_place(cfg, root)?;
     let mut order = ordered(cfg, root, first_run);

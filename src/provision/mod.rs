@@ -515,10 +515,12 @@ pub fn files_stage(
         r.forget();
         // Names are looked up after users and groups exist (or would, when planning).
         let owners = owners::Owners::read(&r).with_planned(config);
-        let mut actions = files::run(
-            config, fetched, &r, &owners, apply, first_run, skip, &keys_made,
-        )
-        .map_err(fail)?;
+        let around = files::Around {
+            skip,
+            keys_made: &keys_made,
+        };
+        let mut actions =
+            files::run(config, fetched, &r, &owners, apply, first_run, around).map_err(fail)?;
         // What the entries make, which a plan of the units has not seen made.
         let mut made = std::collections::HashMap::new();
         if !apply {
