@@ -268,13 +268,8 @@ pub fn validate_one(path: &Path) -> i32 {
     };
     // Upstream's validator knows no spec 1 or 2.x config (Flatcar's does: `flint validate`).
     if let Some((tree, _)) = crate::ignition::legacy_tree(&bytes) {
-        let semver = tree
-            .get("ignition")
-            .and_then(|e| e.value.get("version"))
-            .is_some_and(|e| {
-                matches!(&e.value.value, crate::tree::Value::String(s)
-                    if crate::ignition::version::is_semver(s))
-            });
+        let semver = matches!(crate::ignition::parse::go_version(&tree),
+            Some(crate::tree::Value::String(s)) if crate::ignition::version::is_semver(s));
         let why = if semver {
             "unsupported config version"
         } else {

@@ -164,7 +164,7 @@ struct Occ<'a, 'p> {
 
 /// Go's `encoding/json` matches a key to a field ignoring case with Unicode simple folding
 /// (`ſ` is `s`, the Kelvin sign is `k`); `field` is ASCII.
-fn folds_to(key: &str, field: &str) -> bool {
+pub fn folds_to(key: &str, field: &str) -> bool {
     let fold = |c: char| match c {
         '\u{17f}' => 's',
         '\u{212a}' => 'k',

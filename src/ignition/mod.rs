@@ -91,10 +91,7 @@ fn flatcar_version_error(bytes: &[u8], tree: &crate::tree::Node) -> Option<Diagn
             }
         },
     };
-    let version = tree
-        .get("ignition")
-        .and_then(|e| e.value.get("version"))
-        .map(|e| &e.value.value);
+    let version = parse::go_version(tree);
     // The 2.x chain ends with the spec 1 decoder: what it cannot decode is "not valid".
     let two_x = |tree: &crate::tree::Node| {
         Diagnostic::fatal(if legacy::decodes_as_v1(tree) {

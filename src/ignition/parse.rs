@@ -35,6 +35,27 @@ struct StubIgnition {
     version: Option<String>,
 }
 
+/// The `ignition.version` upstream's decoder leaves in its version stub: keys matched to
+/// `ignition` and `version` as Go matches them (ignoring case), applied in turn, a null
+/// leaving what was there (the stub's field is a string). `None`: none was given.
+pub fn go_version(tree: &Node) -> Option<&Value> {
+    let Value::Object(root) = &tree.value else {
+        return None;
+    };
+    let mut out = None;
+    for e in root.iter().filter(|e| de::folds_to(&e.key, "ignition")) {
+        let Value::Object(ignition) = &e.value.value else {
+            continue;
+        };
+        for v in ignition.iter().filter(|v| de::folds_to(&v.key, "version")) {
+            if !matches!(v.value.value, Value::Null) {
+                out = Some(&v.value.value);
+            }
+        }
+    }
+    out
+}
+
 /// Where upstream places an error reported at byte `offset` (Go's offset: just after the
 /// offending value or character). Upstream's locator finds no line for an offset at the
 /// very end of the input and prints line 0 col 0.
@@ -111,10 +132,16 @@ fn parse_lines(src: &Lines, tree: Node) -> Result<Parsed, Diagnostic> {
     let all_keys = |_: &'static str, _: &str| true;
     let (stub, _) =
         de::from_node::<Stub>(&tree, &all_keys).map_err(|e| go_de_error(src, &tree, e, None))?;
-    let version_text = stub
-        .ignition
-        .version
-        .ok_or_else(|| Diagnostic::fatal(super::version::VersionError::Invalid.to_string()))?;
+    // (The stub above decoded, its type errors reported: the version is what Go left.)
+    let _ = stub;
+    let version_text = match go_version(&tree) {
+        Some(Value::String(s)) => s.clone(),
+        _ => {
+            return Err(Diagnostic::fatal(
+                super::version::VersionError::Invalid.to_string(),
+            ));
+        }
+    };
     let version = Version::parse(&version_text).map_err(|e| Diagnostic::fatal(e.to_string()))?;
 
     let gate = |ty: &'static str, key: &str| version.has_key(ty, key);

@@ -27,13 +27,11 @@ use crate::tree::{JsonPath, Node, Seg, Source, Value};
 /// `2.4.0-experimental`, `"ignitionVersion": 2`).
 pub fn detect(tree: &Node) -> Option<Result<LegacyVersion, String>> {
     const UNKNOWN: &str = "unsupported config version";
-    let version = tree
-        .get("ignition")
-        .and_then(|e| e.value.get("version"))
-        .and_then(|e| match &e.value.value {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            _ => None,
-        });
+    // Found as Go's decoder finds it (keys in any letter case, nulls skipped).
+    let version = match crate::ignition::parse::go_version(tree) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
     let number = tree
         .get("ignitionVersion")
         .and_then(|e| match &e.value.value {
