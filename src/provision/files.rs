@@ -1114,6 +1114,16 @@ pub fn run_units(
             let acts = ensure_file(root, &mut planned, made, &e, &unit_path, c.as_bytes());
             step(&e, acts, &mut actions)?;
         }
+        // Upstream writes a masked unit's contents before masking it: a directory there
+        // fails that write.
+        if u.mask == Some(true) && u.contents.as_deref().is_some_and(|c| !c.is_empty()) {
+            let r = root.resolve(&unit_path);
+            step(
+                &e,
+                r.and_then(|r| no_dir_on_the_way(&r, made)).map(|()| vec![]),
+                &mut actions,
+            )?;
+        }
         let acts = match u.mask {
             Some(true) => root.resolve(&unit_path).map(|r| {
                 let mut acts = parents(&mut planned, &e, &r.missing);
