@@ -27,8 +27,9 @@ fn kind_color(s: Severity) -> &'static str {
     }
 }
 
-/// Longest source line shown whole in a snippet.
-const MAX_LINE: usize = 200;
+/// Longest source line shown whole in a snippet, as upstream shows every line; longer ones
+/// (a hostile file's megabyte lines) are shown as a window around the column.
+const MAX_LINE: usize = 4096;
 
 /// Renders `d` against the source `text` of file `file`. Diagnostics without a usable
 /// position fall back to the one-line form.
