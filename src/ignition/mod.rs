@@ -45,10 +45,29 @@ pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
                 let src = crate::tree::Source::new(bytes);
                 let issues = validate::validate_with(&p.config, p.version, options);
                 let mut out = validate::locate(issues, &p.tree, &src);
-                out.extend(p.warnings);
+                // Upstream places its findings with a tree of the document whose numbers
+                // are float64s: a number beyond that range anywhere leaves it no tree, so
+                // its findings come without line and column, and its unused-key pass (over
+                // the same tree) reports nothing.
+                if overflows_float(&p.tree) {
+                    out.iter_mut().for_each(|d| d.pos = None);
+                } else {
+                    out.extend(p.warnings);
+                }
                 out
             }
         },
+    }
+}
+
+/// Whether a number of the document is beyond float64's range (Go's ParseFloat fails).
+pub fn overflows_float(n: &crate::tree::Node) -> bool {
+    use crate::tree::Value;
+    match &n.value {
+        Value::Number(t) => t.parse::<f64>().is_ok_and(f64::is_infinite),
+        Value::Array(items) => items.iter().any(overflows_float),
+        Value::Object(entries) => entries.iter().any(|e| overflows_float(&e.value)),
+        _ => false,
     }
 }
 

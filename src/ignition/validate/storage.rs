@@ -403,8 +403,10 @@ fn check_clevis(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
         if t.thumbprint.as_deref().is_none_or(str::is_empty) {
             c.error(tp.key("thumbprint"), "thumbprint is required");
         }
+        // (Upstream decodes it into Go values: a number beyond float64's range fails too.)
         if let Some(ad) = t.advertisement.as_deref().filter(|a| !a.is_empty())
-            && crate::json::parse(ad.as_bytes()).is_err()
+            && crate::json::parse(ad.as_bytes())
+                .map_or(true, |tree| crate::ignition::overflows_float(&tree))
         {
             c.error(tp.key("advertisement"), "advertisement is not valid JSON");
         }
