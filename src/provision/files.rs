@@ -406,8 +406,8 @@ pub fn run(
                  earlier entry, which would lead outside the root"
             )));
         }
-        if !apply && let Some(p) = ancestors(&r.inner).find(|p| made.get(*p) == Some(&false)) {
-            return Err(fail(format!("{p} is not a directory")));
+        if !apply {
+            no_file_on_the_way(&r.inner, &made).map_err(fail)?;
         }
         let idx = index(&entry);
         // Planning: the SSH keys step runs first, and what it makes (`.ssh`, the keys file)
@@ -469,7 +469,7 @@ pub fn note_made(made: &mut HashMap<String, bool>, actions: &[Action], root: &Ro
 }
 
 /// The proper ancestors of inner path `p`, `/a` and `/a/b` for `/a/b/c`.
-fn ancestors(p: &str) -> impl Iterator<Item = &str> {
+pub fn ancestors(p: &str) -> impl Iterator<Item = &str> {
     p.match_indices('/').skip(1).map(move |(at, _)| &p[..at])
 }
 
@@ -940,7 +940,13 @@ fn no_dir_on_the_way(r: &Resolved, made: &HashMap<String, bool>) -> Result<(), S
     if matches!(observe(&r.host).0, Kind::Dir) || made.get(&r.inner) == Some(&true) {
         return Err(format!("{}: a directory is there", r.inner));
     }
-    match ancestors(&r.inner).find(|p| made.get(*p) == Some(&false)) {
+    no_file_on_the_way(&r.inner, made)
+}
+
+/// Refuses inner path `inner` when an earlier entry makes something other than a
+/// directory (`made`) on the way to it.
+fn no_file_on_the_way(inner: &str, made: &HashMap<String, bool>) -> Result<(), String> {
+    match ancestors(inner).find(|p| made.get(*p) == Some(&false)) {
         Some(p) => Err(format!("{p} is not a directory")),
         None => Ok(()),
     }

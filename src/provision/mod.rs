@@ -501,13 +501,9 @@ pub fn files_stage(
         let keys_made: std::collections::HashMap<String, bool> = (out.iter())
             .filter(|(p, _)| p.kind == "write-ssh-keys" && p.path.starts_with('/'))
             .flat_map(|(p, _)| {
-                let dirs = (p
-                    .path
-                    .match_indices('/')
-                    .skip(1)
-                    .map(|(at, _)| &p.path[..at]))
-                .filter(|a| a.ends_with("/.ssh") || a.ends_with("/.ssh/authorized_keys.d"))
-                .map(|a| (a.to_string(), true));
+                let dirs = files::ancestors(&p.path)
+                    .filter(|a| a.ends_with("/.ssh") || a.ends_with("/.ssh/authorized_keys.d"))
+                    .map(|a| (a.to_string(), true));
                 dirs.chain([(p.path.clone(), false)]).collect::<Vec<_>>()
             })
             .collect();
