@@ -1021,6 +1021,26 @@ pub fn unit_enabled(root: &Path, unit: &str) -> bool {
     }
 }
 
+/// Whether systemd counts `unit` as enabled when the units step comes to its preset line.
+/// Applying, the root shows it. Planning, the unit's contents this config writes are not
+/// there yet: such a unit without an `[Install]` section is static (which `is-enabled`
+/// counts), one with it is enabled only by links already in place.
+fn counts_enabled(cfg: &Config, root: &Root, unit: &str, apply: bool) -> bool {
+    let written = (cfg.systemd.units.iter().rev())
+        .find(|u| u.name == unit)
+        .and_then(|u| u.contents.as_deref())
+        .filter(|c| !c.is_empty());
+    match written {
+        Some(contents) if !apply => {
+            let installs = crate::ignition::validate::unit::parse(contents).map_or(true, |opts| {
+                crate::ignition::validate::unit::has_install(&opts)
+            });
+            !installs || !enablement_links(&root.dir, unit).is_empty()
+        }
+        _ => unit_enabled(&root.dir, unit),
+    }
+}
+
 /// The `.wants`/`.requires` links named `unit` under /etc/systemd/system of the root.
 fn enablement_links(root: &Path, unit: &str) -> Vec<PathBuf> {
     let dir = root.join("etc/systemd/system");
@@ -1186,7 +1206,7 @@ pub fn run_units(
             continue;
         }
         if !enabled {
-            if !unit_enabled(&root.dir, &unit) {
+            if !counts_enabled(cfg, root, &unit, apply) {
                 continue;
             }
             acts.push(Action {

@@ -593,6 +593,18 @@ fn overridden_by_units(config: &Config, done: &[(Planned, bool)]) -> HashSet<Jso
                 .filter(|(_, l)| l.path.starts_with("/etc/systemd/system/"))
                 .map(|(i, _)| links.index(i)),
         );
+        let dirs = JsonPath::root().key("storage").key("directories");
+        let dependencies = [".wants", ".requires", ".upholds"];
+        out.extend(
+            (config.storage.directories.iter().enumerate())
+                .filter(|(_, d)| {
+                    d.path.starts_with("/etc/systemd/system/")
+                        && dependencies
+                            .iter()
+                            .any(|s| d.path.trim_end_matches('/').ends_with(s))
+                })
+                .map(|(i, _)| dirs.index(i)),
+        );
     }
     out
 }

@@ -10,12 +10,12 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
     // Spec 3.0 checked a merged config's URL only when given, and a certificate
     // authority's (a plain string then) always, at the source.
     let v3_0 = c.version == Version::V3_0;
-    for (i, r) in ig.config.merge.iter().enumerate() {
-        if v3_0 {
+    if v3_0 {
+        for (i, r) in ig.config.merge.iter().enumerate() {
             resource::check_resource(c, r, &merge.index(i), false);
-        } else {
-            resource::check_required(c, r, &merge.index(i));
         }
+    } else {
+        resource::check_required(c, &ig.config.merge, &merge);
     }
     resource::unique_sources(c, &ig.config.merge, &merge);
     resource::check_resource(
@@ -25,25 +25,7 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
         !v3_0,
     );
 
-    let cas = path
-        .key("security")
-        .key("tls")
-        .key("certificateAuthorities");
-    for (i, r) in ig.security.tls.certificate_authorities.iter().enumerate() {
-        if v3_0 {
-            let source = r.source.as_deref().unwrap_or("");
-            if source.is_empty()
-                && let Err(e) = resource::check_url(source, c.version)
-            {
-                c.error(cas.index(i).key("source"), e);
-            }
-            resource::check_resource(c, r, &cas.index(i), false);
-        } else {
-            resource::check_required(c, r, &cas.index(i));
-        }
-    }
-    resource::unique_sources(c, &ig.security.tls.certificate_authorities, &cas);
-
+    // Upstream's order: the fields as they come, config, proxy, security.
     let proxy = path.key("proxy");
     for (key, value, https) in [
         ("httpProxy", &ig.proxy.http_proxy, false),
@@ -64,4 +46,24 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
     }
     let no_proxy = proxy.key("noProxy");
     c.unique(&no_proxy, &ig.proxy.no_proxy, |s| s.as_str());
+
+    let cas = path
+        .key("security")
+        .key("tls")
+        .key("certificateAuthorities");
+    let list = &ig.security.tls.certificate_authorities;
+    if v3_0 {
+        for (i, r) in list.iter().enumerate() {
+            let source = r.source.as_deref().unwrap_or("");
+            if source.is_empty()
+                && let Err(e) = resource::check_url(source, c.version)
+            {
+                c.error(cas.index(i).key("source"), e);
+            }
+            resource::check_resource(c, r, &cas.index(i), false);
+        }
+    } else {
+        resource::check_required(c, list, &cas);
+    }
+    resource::unique_sources(c, &ig.security.tls.certificate_authorities, &cas);
 }

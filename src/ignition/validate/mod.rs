@@ -139,7 +139,97 @@ pub fn validate_with(config: &Config, version: Version, options: Options) -> Vec
         &config.kernel_arguments,
         &root.key("kernelArguments"),
     );
-    c.issues
+    in_upstream_order(c.issues)
+}
+
+/// The findings in the order upstream reports them. Its validator walks the config's Go
+/// structs: at each value, the type's own rules, then its fields in declaration order
+/// (alphabetical, but for the path and owner fields of files, directories and links, which
+/// come first); and once the walk is done, a second one for duplicate entries. The rules
+/// here report each entry's findings in upstream's order already; what is put in order is
+/// the sections (a stable sort), the rules the config and storage types apply across their
+/// entries (before the entries' own), and the duplicates (last, see [`dup_order`]).
+fn in_upstream_order(issues: Vec<Issue>) -> Vec<Issue> {
+    let (mut dups, mut walk): (Vec<Issue>, Vec<Issue>) =
+        issues.into_iter().partition(|i| i.message == DUPLICATE);
+    walk.sort_by_key(walk_rank);
+    dups.sort_by_cached_key(|i| dup_order(i.path.segs()));
+    walk.extend(dups);
+    walk
+}
+
+/// When upstream's walk for duplicates reports one at `path` (an item of a list). At each
+/// struct it checks all its lists first, then goes into its fields in turn: so a list is
+/// keyed, level by level, by the struct fields (and items) it is reached through, each
+/// marked 1, and by its own field, marked 0 (lists before what the struct holds). Fields
+/// come in alphabetical order, letter case aside.
+fn dup_order(path: &[crate::tree::Seg]) -> Vec<(u8, String, usize)> {
+    use crate::tree::Seg;
+    let list = &path[..path.len().saturating_sub(1)];
+    let mut key = Vec::new();
+    let mut segs = list.iter().peekable();
+    while let Some(s) = segs.next() {
+        let Seg::Key(k) = s else { continue };
+        let k = k.to_ascii_lowercase();
+        match segs.peek() {
+            None => key.push((0, k, 0)),
+            Some(Seg::Index(i)) => {
+                key.push((1, k, *i));
+                segs.next();
+            }
+            Some(Seg::Key(_)) => key.push((1, k, 0)),
+        }
+    }
+    key
+}
+
+/// Where a finding comes in upstream's walk, at the level of sections.
+fn walk_rank(i: &Issue) -> (u8, u8) {
+    use crate::tree::Seg;
+    // The config's own rule, before any of its fields.
+    if i.message == "path conflicts with systemd unit or dropin" {
+        return (0, 0);
+    }
+    let key = |n: usize| match i.path.segs().get(n) {
+        Some(Seg::Key(k)) => k.as_str(),
+        _ => "",
+    };
+    let section = [
+        "ignition",
+        "kernelArguments",
+        "passwd",
+        "storage",
+        "systemd",
+    ]
+    .iter()
+    .position(|s| *s == key(0))
+    .map_or(0, |p| p as u8 + 1);
+    if key(0) != "storage" {
+        return (section, 0);
+    }
+    // The storage section's own rules: entries below links and link targets, then
+    // filesystems over disks.
+    let within = match i.message.as_str() {
+        m if m.ends_with(" path includes link in config") => 0,
+        "link target is required"
+        | "hard link target is a directory"
+        | "user/group ignored for hard link" => 0,
+        "filesystem overwrites partitioned device"
+        | "device matches disk with wipeTable enabled; filesystem will be wiped" => 1,
+        _ => [
+            "directories",
+            "disks",
+            "files",
+            "filesystems",
+            "links",
+            "luks",
+            "raid",
+        ]
+        .iter()
+        .position(|s| *s == key(1))
+        .map_or(9, |p| p as u8 + 2),
+    };
+    (section, within)
 }
 
 /// Attaches source positions to `issues` from the tree the config was read from.

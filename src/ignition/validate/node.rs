@@ -12,15 +12,20 @@ use std::collections::HashSet;
 const SPECIAL_BITS: &str =
     "setuid/setgid/sticky bits are not supported or functional in spec versions older than 3.6.0";
 
-fn check_node(c: &mut Checker, n: &NodeRef<'_>, path: &JsonPath) {
+fn check_node_path(c: &mut Checker, n: &NodeRef<'_>, path: &JsonPath) {
     if let Some(e) = check_path(n.path) {
         c.error(path.key("path"), e);
     }
-    if n.user.id.is_some() && n.user.name.as_deref().is_some_and(|s| !s.is_empty()) {
-        c.error(path.key("user"), "cannot set both id and name");
-    }
+}
+
+/// The owner's rules, which upstream checks after the entry's own (path, mode): the group
+/// before the user, as its fields come.
+fn check_owner(c: &mut Checker, n: &NodeRef<'_>, path: &JsonPath) {
     if n.group.id.is_some() && n.group.name.as_deref().is_some_and(|s| !s.is_empty()) {
         c.error(path.key("group"), "cannot set both id and name");
+    }
+    if n.user.id.is_some() && n.user.name.as_deref().is_some_and(|s| !s.is_empty()) {
+        c.error(path.key("user"), "cannot set both id and name");
     }
 }
 
@@ -41,11 +46,14 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         storage.key("directories"),
         storage.key("links"),
     );
-    // Upstream walks a config's fields in order: directories come before files.
+    // Upstream's order: first its rules across the storage section (entries below a link,
+    // link targets), then each entry's own rules, directories before files before links.
+    check_links(c, cfg, storage);
     for (i, d) in s.directories.iter().enumerate() {
         let p = dirs.index(i);
-        check_node(c, &d.node(), &p);
+        check_node_path(c, &d.node(), &p);
         check_mode(c, d.mode, &p);
+        check_owner(c, &d.node(), &p);
     }
     // Files are checked on every core (a config may embed thousands, each URL read through);
     // their findings are reported in the order of the files whatever the thread count.
@@ -60,7 +68,7 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
                 issues: Vec::new(),
             };
             let p = files.index(i);
-            check_node(&mut c, &f.node(), &p);
+            check_node_path(&mut c, &f.node(), &p);
             check_mode(&mut c, f.mode, &p);
             if f.overwrite == Some(true) && f.contents.source.is_none() {
                 c.error(
@@ -68,18 +76,100 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
                     "overwrite must be false if source is unspecified",
                 );
             }
-            resource::check(&mut c, &f.contents, &p.key("contents"));
+            check_owner(&mut c, &f.node(), &p);
             for (j, a) in f.append.iter().enumerate() {
                 resource::check(&mut c, a, &p.key("append").index(j));
             }
+            resource::check(&mut c, &f.contents, &p.key("contents"));
             c.issues
         })
         .collect();
     c.issues.extend(per_file.into_iter().flatten());
-    let dir_paths: Vec<&str> = s.directories.iter().map(|d| d.path.as_str()).collect();
     for (i, l) in s.links.iter().enumerate() {
         let p = links.index(i);
-        check_node(c, &l.node(), &p);
+        check_node_path(c, &l.node(), &p);
+        check_owner(c, &l.node(), &p);
+    }
+
+    let kinds = [
+        (&dirs, paths_of(&s.directories, |d| &d.path)),
+        (&files, paths_of(&s.files, |f| &f.path)),
+        (&links, paths_of(&s.links, |l| &l.path)),
+    ];
+    // One path, one entry: directories first, then files, then links, as upstream orders them.
+    let mut seen = HashSet::new();
+    for (base, paths) in &kinds {
+        for (i, p) in paths.iter().enumerate() {
+            if !seen.insert(*p) {
+                c.error(base.index(i), DUPLICATE);
+            }
+        }
+    }
+
+    // Units and drop-ins with contents own their paths under /etc/systemd/system.
+    let mut unit_paths = HashSet::new();
+    for u in &cfg.systemd.units {
+        if u.contents.as_deref().is_some_and(|s| !s.is_empty()) {
+            unit_paths.insert(format!("/etc/systemd/system/{}", u.name));
+        }
+        for d in &u.dropins {
+            if d.contents.as_deref().is_some_and(|s| !s.is_empty()) {
+                unit_paths.insert(format!("/etc/systemd/system/{}.d/{}", u.name, d.name));
+            }
+        }
+    }
+    if !unit_paths.is_empty() {
+        // Upstream's config-wide rule goes over files, then directories, then links.
+        let [dirs, files, links] = &kinds;
+        for (base, paths) in [files, dirs, links] {
+            for (i, p) in paths.iter().enumerate() {
+                if unit_paths.contains(*p) {
+                    c.error(
+                        base.index(i).key("path"),
+                        "path conflicts with systemd unit or dropin",
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn paths_of<T>(items: &[T], path: impl Fn(&T) -> &String) -> Vec<&str> {
+    items.iter().map(|x| path(x).as_str()).collect()
+}
+
+/// The storage section's rules across entries, in upstream's order: directories, then files
+/// below a configured link; then each link, below another one, then its target.
+fn check_links(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
+    let s = &cfg.storage;
+    let link_paths = paths_of(&s.links, |l| &l.path);
+    // Upstream compares the strings as given: a link at `/` has nothing below it (nothing
+    // starts with `//`), and no path is cleaned first.
+    let below_links = |c: &mut Checker, at: JsonPath, path: &str, kind: &str| {
+        for l in &link_paths {
+            if path
+                .strip_prefix(l)
+                .is_some_and(|rest| rest.starts_with('/'))
+            {
+                c.error(at.clone(), format!("{kind} path includes link in config"));
+            }
+        }
+    };
+    let (dirs, files, links) = (
+        storage.key("directories"),
+        storage.key("files"),
+        storage.key("links"),
+    );
+    for (i, d) in s.directories.iter().enumerate() {
+        below_links(c, dirs.index(i), &d.path, "directory");
+    }
+    for (i, f) in s.files.iter().enumerate() {
+        below_links(c, files.index(i), &f.path, "file");
+    }
+    let dir_paths = paths_of(&s.directories, |d| &d.path);
+    for (i, l) in s.links.iter().enumerate() {
+        let p = links.index(i);
+        below_links(c, p.clone(), &l.path, "link");
         let target = l.target.as_deref().unwrap_or("");
         // From 3.3 a link needs a target; before, a hard link without one is still checked
         // (its target is then its own path).
@@ -107,74 +197,6 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
             for (who, what, set) in owner {
                 if set {
                     c.warning(p.key(who).key(what), "user/group ignored for hard link");
-                }
-            }
-        }
-    }
-
-    // Nothing may be configured below a configured link.
-    let link_paths: Vec<&str> = s.links.iter().map(|l| l.path.as_str()).collect();
-    let kinds = [
-        (
-            &dirs,
-            "directory",
-            s.directories
-                .iter()
-                .map(|d| d.path.as_str())
-                .collect::<Vec<_>>(),
-        ),
-        (
-            &files,
-            "file",
-            s.files.iter().map(|f| f.path.as_str()).collect(),
-        ),
-        (&links, "link", link_paths.clone()),
-    ];
-    for (base, kind, paths) in &kinds {
-        for (i, p) in paths.iter().enumerate() {
-            for l in &link_paths {
-                // Upstream compares the strings as given: a link at `/` has nothing below it
-                // (nothing starts with `//`), and no path is cleaned first.
-                if p.strip_prefix(l).is_some_and(|rest| rest.starts_with('/')) {
-                    c.error(
-                        base.index(i),
-                        format!("{kind} path includes link in config"),
-                    );
-                }
-            }
-        }
-    }
-
-    // One path, one entry: directories first, then files, then links, as upstream orders them.
-    let mut seen = HashSet::new();
-    for (base, _, paths) in &kinds {
-        for (i, p) in paths.iter().enumerate() {
-            if !seen.insert(*p) {
-                c.error(base.index(i), DUPLICATE);
-            }
-        }
-    }
-
-    // Units and drop-ins with contents own their paths under /etc/systemd/system.
-    let mut unit_paths = HashSet::new();
-    for u in &cfg.systemd.units {
-        if u.contents.as_deref().is_some_and(|s| !s.is_empty()) {
-            unit_paths.insert(format!("/etc/systemd/system/{}", u.name));
-        }
-        for d in &u.dropins {
-            if d.contents.as_deref().is_some_and(|s| !s.is_empty()) {
-                unit_paths.insert(format!("/etc/systemd/system/{}.d/{}", u.name, d.name));
-            }
-        }
-    }
-    if !unit_paths.is_empty() {
-        for (base, _, paths) in &kinds {
-            for (i, p) in paths.iter().enumerate() {
-                if unit_paths.contains(*p) {
-                    c.error(
-                        base.index(i).key("path"),
-                        "path conflicts with systemd unit or dropin",
-                    );
                 }
             }
         }

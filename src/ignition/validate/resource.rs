@@ -312,30 +312,30 @@ pub fn check(c: &mut Checker, r: &Resource, path: &JsonPath) {
 /// The resource checks; spec 3.0's config and CA references did not require a source for a
 /// hash (`hash_needs_source` false).
 pub fn check_resource(c: &mut Checker, r: &Resource, path: &JsonPath, hash_needs_source: bool) {
+    // Upstream's order: the resource's own rules (compression, a hash without a source, the
+    // source, headers for its scheme), then its fields in turn (each header, the hash).
     if let Some(comp) = &r.compression
         && !matches!(comp.as_str(), "" | "gzip")
     {
         c.error(path.key("compression"), "invalid compression method");
     }
-    if !r.http_headers.is_empty() {
-        check_headers(c, r, path);
+    let hash_at = path.key("verification").key("hash");
+    if r.verification.hash.is_some() && r.source.is_none() && hash_needs_source {
+        c.error(
+            hash_at.clone(),
+            "source must be specified if verification is specified",
+        );
     }
     if let Some(src) = r.source.as_deref().filter(|s| !s.is_empty())
         && let Err(e) = c.check_url(src)
     {
         c.error(path.key("source"), e);
     }
-    if let Some(hash) = &r.verification.hash {
-        let at = path.key("verification").key("hash");
-        if r.source.is_none() && hash_needs_source {
-            c.error(
-                at.clone(),
-                "source must be specified if verification is specified",
-            );
-        }
-        if let Some(e) = check_hash(hash, c.version) {
-            c.error(at, e);
-        }
+    if !r.http_headers.is_empty() {
+        check_headers(c, r, path);
+    }
+    if let Some(e) = (r.verification.hash.as_deref()).and_then(|h| check_hash(h, c.version)) {
+        c.error(hash_at, e);
     }
 }
 
@@ -366,13 +366,18 @@ fn check_header(c: &mut Checker, h: &HttpHeader, path: &JsonPath) {
 
 /// A resource that must name a source (config merges, CAs): besides the resource checks,
 /// the source's absence or invalidity is reported at the entry itself.
-pub fn check_required(c: &mut Checker, r: &Resource, path: &JsonPath) {
-    if !has_source(r) {
-        c.error(path.clone(), "source is required");
-    } else if let Some(Err(e)) = r.source.as_deref().map(|s| c.check_url(s)) {
-        c.error(path.clone(), e);
+pub fn check_required(c: &mut Checker, list: &[Resource], path: &JsonPath) {
+    // Upstream's order: the list's rule on every entry, then each entry's own.
+    for (i, r) in list.iter().enumerate() {
+        if !has_source(r) {
+            c.error(path.index(i), "source is required");
+        } else if let Some(Err(e)) = r.source.as_deref().map(|s| c.check_url(s)) {
+            c.error(path.index(i), e);
+        }
     }
-    check(c, r, path);
+    for (i, r) in list.iter().enumerate() {
+        check(c, r, &path.index(i));
+    }
 }
 
 /// Lists of resources are unique by source.

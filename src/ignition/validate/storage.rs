@@ -220,12 +220,13 @@ pub fn format_known(format: &str, version: Version) -> bool {
 }
 
 fn check_filesystem(c: &mut Checker, f: &Filesystem, path: &JsonPath) {
-    check_device(c, &f.device, path.key("device"));
+    // Upstream's order: the mount path, then the device.
     if let Some(p) = f.path.as_deref().filter(|p| !p.is_empty())
         && let Some(e) = check_given_path(p)
     {
         c.error(path.key("path"), e);
     }
+    check_device(c, &f.device, path.key("device"));
     let format = f.format.as_deref().unwrap_or("");
     if format.is_empty() {
         let nonempty = |o: &Option<String>| o.as_deref().is_some_and(|s| !s.is_empty());
@@ -348,7 +349,6 @@ fn check_luks(c: &mut Checker, l: &Luks, path: &JsonPath) {
             "cannot use custom clevis config with tpm2, tang, or threshold",
         );
     }
-    check_clevis(c, &l.clevis, &path.key("clevis"));
     if let Some(src) = l.key_file.source.as_deref().filter(|s| !s.is_empty())
         && c.check_url(src).is_err()
     {
@@ -363,6 +363,8 @@ fn check_luks(c: &mut Checker, l: &Luks, path: &JsonPath) {
             c.error(path.key("cex"), "cannot use key file with cex");
         }
     }
+    // Then the volume's fields: its Clevis binding, its key file.
+    check_clevis(c, &l.clevis, &path.key("clevis"));
     resource::check(c, &l.key_file, &path.key("keyFile"));
     let open = path.key("openOptions");
     c.unique(&open, &l.open_options, |o| o.as_str());

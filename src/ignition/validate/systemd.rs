@@ -35,41 +35,7 @@ fn options(contents: &Option<String>) -> Option<Vec<unit::UnitOption>> {
 
 pub fn check(c: &mut Checker, s: &Systemd, path: &JsonPath) {
     let units = path.key("units");
-    for (i, u) in s.units.iter().enumerate() {
-        let up = units.index(i);
-        if !unit_suffix_ok(&u.name) {
-            c.error(up.key("name"), "invalid systemd unit extension");
-        }
-        if let Some(contents) = &u.contents {
-            match unit::parse(contents) {
-                Err(e) => c.error(up.key("contents"), format!("invalid unit content: {e}")),
-                Ok(opts) => {
-                    if u.enabled == Some(true) && !contents.is_empty() && !unit::has_install(&opts)
-                    {
-                        c.warning(
-                            up.key("contents"),
-                            format!(
-                                "unit {} is enabled, but has no install section so enable does nothing",
-                                goquote::quote(&u.name)
-                            ),
-                        );
-                    }
-                }
-            }
-        }
-        let dropins = up.key("dropins");
-        for (j, d) in u.dropins.iter().enumerate() {
-            let dp = dropins.index(j);
-            if !d.name.ends_with(".conf") {
-                c.error(dp.key("name"), "invalid systemd drop-in extension");
-            }
-            if let Some(Err(e)) = d.contents.as_deref().map(unit::parse) {
-                c.error(dp.key("contents"), format!("invalid unit content: {e}"));
-            }
-        }
-        c.unique(&dropins, &u.dropins, |d| d.name.as_str());
-    }
-
+    // The section's own rule first (templates), then each unit, as upstream walks them.
     // An enabled instance of a template that has no [Install] enables nothing.
     for (i, u) in s.units.iter().enumerate() {
         if u.enabled != Some(true) {
@@ -102,5 +68,41 @@ pub fn check(c: &mut Checker, s: &Systemd, path: &JsonPath) {
             );
         }
     }
+    for (i, u) in s.units.iter().enumerate() {
+        let up = units.index(i);
+        if !unit_suffix_ok(&u.name) {
+            c.error(up.key("name"), "invalid systemd unit extension");
+        }
+        if let Some(contents) = &u.contents {
+            match unit::parse(contents) {
+                Err(e) => c.error(up.key("contents"), format!("invalid unit content: {e}")),
+                Ok(opts) => {
+                    if u.enabled == Some(true) && !contents.is_empty() && !unit::has_install(&opts)
+                    {
+                        c.warning(
+                            up.key("contents"),
+                            format!(
+                                "unit {} is enabled, but has no install section so enable does nothing",
+                                goquote::quote(&u.name)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        let dropins = up.key("dropins");
+        for (j, d) in u.dropins.iter().enumerate() {
+            let dp = dropins.index(j);
+            // Upstream's order: the contents, then the name.
+            if let Some(Err(e)) = d.contents.as_deref().map(unit::parse) {
+                c.error(dp.key("contents"), format!("invalid unit content: {e}"));
+            }
+            if !d.name.ends_with(".conf") {
+                c.error(dp.key("name"), "invalid systemd drop-in extension");
+            }
+        }
+        c.unique(&dropins, &u.dropins, |d| d.name.as_str());
+    }
+
     c.unique(&units, &s.units, |u| u.name.as_str());
 }
