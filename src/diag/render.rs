@@ -96,7 +96,10 @@ pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
         if n == pos.line {
             let start = col0 - from + usize::from(from > 0);
             // Butane's marker runs to the next blank from the column taken as a byte
-            // offset, and counts bytes (the same as characters on ASCII lines).
+            // offset, and counts bytes (the same as characters on ASCII lines). At a blank
+            // (trailing white space, or one reached because a character of several bytes
+            // comes earlier on the line) a finding's marker is empty; a YAML error's (no
+            // path) is one caret.
             let len = line_text
                 .as_bytes()
                 .get(col0..)
@@ -105,7 +108,7 @@ pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
                 .take_while(|b| !b.is_ascii_whitespace())
                 .take(MAX_LINE - (col0 - from))
                 .count()
-                .max(1);
+                .max(usize::from(d.path.is_none()));
             let carets = paint(BLUE, &"^".repeat(len));
             writeln!(
                 out,
