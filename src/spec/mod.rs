@@ -326,8 +326,9 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
             located,
         ));
     }
+    // A document that is null (in any of its spellings) decodes as no fields at all.
     if !matches!(root.value, Value::Object(_) | Value::Null)
-        && !matches!(&root.value, Value::Plain(s) if s.is_empty())
+        && !matches!(&root.value, Value::Plain(s) if s.is_empty() || crate::yaml::resolve::is_null(s))
     {
         let found = match &root.value {
             Value::Plain(t) => format!(
@@ -348,6 +349,33 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
         ));
     }
 
+    // Upstream's first decoding reads these two into strings: a mapping or a sequence
+    // there is a type error, one line each, in document order.
+    if let Value::Object(entries) = &root.value {
+        let wrong: Vec<String> = (entries.iter())
+            .filter(|e| e.key == "variant" || e.key == "version")
+            .filter_map(|e| {
+                match &e.value.value {
+                    Value::Object(_) => Some("!!map"),
+                    Value::Array(_) => Some("!!seq"),
+                    _ => None,
+                }
+                .map(|kind| {
+                    let line = src.locate(e.value.start).line;
+                    format!("\n  line {line}: cannot unmarshal {kind} into string")
+                })
+            })
+            .collect();
+        if !wrong.is_empty() {
+            return Err(Outcome::failed(
+                format!(
+                    "Error unmarshaling yaml: yaml: unmarshal errors:{}",
+                    wrong.concat()
+                ),
+                Vec::new(),
+            ));
+        }
+    }
     let variant = scalar(&root, "variant");
     if variant.is_empty() {
         return Err(Outcome::failed(
