@@ -123,9 +123,22 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
             .filter(|p| !p.is_empty())
             .unwrap_or("/");
         let dest = crate::ignition::validate::paths::clean(dest);
-        let mut found = vec![Found::Dir { path: dest.clone() }];
         let mut errors = Vec::new();
-        walk(&root, &dest, &mut found, &mut errors);
+        // Upstream's walk does not follow the root either: a root that is a link to a
+        // directory is that link, at the tree's path, and nothing below it.
+        let root_link = (std::fs::symlink_metadata(&root).ok())
+            .filter(|m| m.file_type().is_symlink())
+            .and_then(|_| std::fs::read_link(&root).ok());
+        let mut found = match root_link {
+            Some(target) => vec![Found::Link {
+                path: dest.clone(),
+                target: target.to_string_lossy().into_owned(),
+            }],
+            None => vec![Found::Dir { path: dest.clone() }],
+        };
+        if found.iter().all(|f| matches!(f, Found::Dir { .. })) {
+            walk(&root, &dest, &mut found, &mut errors);
+        }
         // Directories become entries only when the tree asks for an owner or a mode.
         let owner = (user(&tree.user), group(&tree.group));
         let make_dirs = tree.dir_mode.is_some() || !ig::is_zero(&owner.0) || !ig::is_zero(&owner.1);
