@@ -408,6 +408,12 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
                     Some(x) => b = x,
                     None => self.fail(o, "bool")?,
                 },
+                Value::String(t) if self.st.flavor == Flavor::Yaml => {
+                    match crate::yaml::resolve::yaml_1_1_bool(t) {
+                        Some(x) => b = x,
+                        None => self.fail(o, "bool")?,
+                    }
+                }
                 _ => self.fail(o, "bool")?,
             }
         }

@@ -122,11 +122,17 @@ fn is_float(s: &str) -> bool {
 pub fn resolve_bool(s: &str) -> Option<bool> {
     match resolve(s) {
         Resolved::Bool(b) => Some(b),
-        _ => match s {
-            "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
-            "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
-            _ => None,
-        },
+        _ => yaml_1_1_bool(s),
+    }
+}
+
+/// The YAML 1.1 words for a boolean, which go-yaml v3 takes from any string decoded into a
+/// boolean, quoted ones too (but not a quoted `true`, a string of the core schema).
+pub fn yaml_1_1_bool(s: &str) -> Option<bool> {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
+        _ => None,
     }
 }
 
