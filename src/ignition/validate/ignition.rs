@@ -65,5 +65,5 @@ pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
     } else {
         resource::check_required(c, list, &cas);
     }
-    resource::unique_sources(c, &ig.security.tls.certificate_authorities, &cas);
+    resource::unique_sources(c, list, &cas);
 }

@@ -187,7 +187,7 @@ fn dup_order(path: &[crate::tree::Seg]) -> Vec<(u8, String, usize)> {
 fn walk_rank(i: &Issue) -> (u8, u8) {
     use crate::tree::Seg;
     // The config's own rule, before any of its fields.
-    if i.message == "path conflicts with systemd unit or dropin" {
+    if i.message == node::UNIT_PATH_CONFLICT {
         return (0, 0);
     }
     let key = |n: usize| match i.path.segs().get(n) {
@@ -209,13 +209,11 @@ fn walk_rank(i: &Issue) -> (u8, u8) {
     }
     // The storage section's own rules: entries below links and link targets, then
     // filesystems over disks.
-    let within = match i.message.as_str() {
-        m if m.ends_with(" path includes link in config") => 0,
-        "link target is required"
-        | "hard link target is a directory"
-        | "user/group ignored for hard link" => 0,
-        "filesystem overwrites partitioned device"
-        | "device matches disk with wipeTable enabled; filesystem will be wiped" => 1,
+    let m = i.message.as_str();
+    let within = match m {
+        _ if m.ends_with(node::BELOW_LINK) => 0,
+        node::LINK_TARGET_REQUIRED | node::HARD_LINK_TO_DIR | node::HARD_LINK_OWNER => 0,
+        storage::FS_OVER_PARTITIONS | storage::FS_OVER_WIPED_TABLE => 1,
         _ => [
             "directories",
             "disks",

@@ -9,6 +9,13 @@ use crate::tree::JsonPath;
 use rayon::prelude::*;
 use std::collections::HashSet;
 
+/// Messages of the storage-wide and config-wide rules, which `in_upstream_order` places.
+pub(super) const UNIT_PATH_CONFLICT: &str = "path conflicts with systemd unit or dropin";
+pub(super) const BELOW_LINK: &str = " path includes link in config";
+pub(super) const LINK_TARGET_REQUIRED: &str = "link target is required";
+pub(super) const HARD_LINK_TO_DIR: &str = "hard link target is a directory";
+pub(super) const HARD_LINK_OWNER: &str = "user/group ignored for hard link";
+
 const SPECIAL_BITS: &str =
     "setuid/setgid/sticky bits are not supported or functional in spec versions older than 3.6.0";
 
@@ -46,9 +53,14 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         storage.key("directories"),
         storage.key("links"),
     );
+    let kinds = [
+        (&dirs, paths_of(&s.directories, |d| &d.path)),
+        (&files, paths_of(&s.files, |f| &f.path)),
+        (&links, paths_of(&s.links, |l| &l.path)),
+    ];
     // Upstream's order: first its rules across the storage section (entries below a link,
     // link targets), then each entry's own rules, directories before files before links.
-    check_links(c, cfg, storage);
+    check_links(c, cfg, &kinds);
     for (i, d) in s.directories.iter().enumerate() {
         let p = dirs.index(i);
         check_node_path(c, &d.node(), &p);
@@ -91,11 +103,6 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         check_owner(c, &l.node(), &p);
     }
 
-    let kinds = [
-        (&dirs, paths_of(&s.directories, |d| &d.path)),
-        (&files, paths_of(&s.files, |f| &f.path)),
-        (&links, paths_of(&s.links, |l| &l.path)),
-    ];
     // One path, one entry: directories first, then files, then links, as upstream orders them.
     let mut seen = HashSet::new();
     for (base, paths) in &kinds {
@@ -124,10 +131,7 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         for (base, paths) in [files, dirs, links] {
             for (i, p) in paths.iter().enumerate() {
                 if unit_paths.contains(*p) {
-                    c.error(
-                        base.index(i).key("path"),
-                        "path conflicts with systemd unit or dropin",
-                    );
+                    c.error(base.index(i).key("path"), UNIT_PATH_CONFLICT);
                 }
             }
         }
@@ -140,41 +144,34 @@ fn paths_of<T>(items: &[T], path: impl Fn(&T) -> &String) -> Vec<&str> {
 
 /// The storage section's rules across entries, in upstream's order: directories, then files
 /// below a configured link; then each link, below another one, then its target.
-fn check_links(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
-    let s = &cfg.storage;
-    let link_paths = paths_of(&s.links, |l| &l.path);
+fn check_links(c: &mut Checker, cfg: &Config, kinds: &[(&JsonPath, Vec<&str>); 3]) {
+    let [(dirs, dir_paths), (files, file_paths), (links, link_paths)] = kinds;
     // Upstream compares the strings as given: a link at `/` has nothing below it (nothing
     // starts with `//`), and no path is cleaned first.
     let below_links = |c: &mut Checker, at: JsonPath, path: &str, kind: &str| {
-        for l in &link_paths {
+        for l in link_paths {
             if path
                 .strip_prefix(l)
                 .is_some_and(|rest| rest.starts_with('/'))
             {
-                c.error(at.clone(), format!("{kind} path includes link in config"));
+                c.error(at.clone(), format!("{kind}{BELOW_LINK}"));
             }
         }
     };
-    let (dirs, files, links) = (
-        storage.key("directories"),
-        storage.key("files"),
-        storage.key("links"),
-    );
-    for (i, d) in s.directories.iter().enumerate() {
-        below_links(c, dirs.index(i), &d.path, "directory");
+    for (i, d) in dir_paths.iter().enumerate() {
+        below_links(c, dirs.index(i), d, "directory");
     }
-    for (i, f) in s.files.iter().enumerate() {
-        below_links(c, files.index(i), &f.path, "file");
+    for (i, f) in file_paths.iter().enumerate() {
+        below_links(c, files.index(i), f, "file");
     }
-    let dir_paths = paths_of(&s.directories, |d| &d.path);
-    for (i, l) in s.links.iter().enumerate() {
+    for (i, l) in cfg.storage.links.iter().enumerate() {
         let p = links.index(i);
         below_links(c, p.clone(), &l.path, "link");
         let target = l.target.as_deref().unwrap_or("");
         // From 3.3 a link needs a target; before, a hard link without one is still checked
         // (its target is then its own path).
         if target.is_empty() && c.version >= Version::V3_3 {
-            c.error(p.key("target"), "link target is required");
+            c.error(p.key("target"), LINK_TARGET_REQUIRED);
             continue;
         }
         if l.hard == Some(true) {
@@ -186,7 +183,7 @@ fn check_links(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
             };
             // Reported once for every directory entry at the target (duplicates included).
             for _ in dir_paths.iter().filter(|d| **d == resolved) {
-                c.error(p.clone(), "hard link target is a directory");
+                c.error(p.clone(), HARD_LINK_TO_DIR);
             }
             let owner = [
                 ("user", "id", l.user.id.is_some()),
@@ -196,7 +193,7 @@ fn check_links(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
             ];
             for (who, what, set) in owner {
                 if set {
-                    c.warning(p.key(who).key(what), "user/group ignored for hard link");
+                    c.warning(p.key(who).key(what), HARD_LINK_OWNER);
                 }
             }
         }

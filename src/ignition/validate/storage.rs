@@ -264,6 +264,11 @@ fn check_filesystem(c: &mut Checker, f: &Filesystem, path: &JsonPath) {
     }
 }
 
+/// Messages of the storage-wide filesystem rule, which `in_upstream_order` places.
+pub(super) const FS_OVER_PARTITIONS: &str = "filesystem overwrites partitioned device";
+pub(super) const FS_OVER_WIPED_TABLE: &str =
+    "device matches disk with wipeTable enabled; filesystem will be wiped";
+
 fn check_filesystems_against_disks(c: &mut Checker, s: &Storage, fss: &JsonPath) {
     let disks: HashMap<&str, &Disk> = s.disks.iter().map(|d| (d.device.as_str(), d)).collect();
     for (i, f) in s.filesystems.iter().enumerate() {
@@ -271,15 +276,9 @@ fn check_filesystems_against_disks(c: &mut Checker, s: &Storage, fss: &JsonPath)
             continue;
         };
         if !d.partitions.is_empty() {
-            c.warning(
-                fss.index(i).key("device"),
-                "filesystem overwrites partitioned device",
-            );
+            c.warning(fss.index(i).key("device"), FS_OVER_PARTITIONS);
         } else if f.wipe_filesystem != Some(true) && d.wipe_table == Some(true) {
-            c.warning(
-                fss.index(i).key("device"),
-                "device matches disk with wipeTable enabled; filesystem will be wiped",
-            );
+            c.warning(fss.index(i).key("device"), FS_OVER_WIPED_TABLE);
         }
     }
 }

@@ -129,15 +129,16 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
         let root_link = (std::fs::symlink_metadata(&root).ok())
             .filter(|m| m.file_type().is_symlink())
             .and_then(|_| std::fs::read_link(&root).ok());
-        let mut found = match root_link {
-            Some(target) => vec![Found::Link {
+        let mut found = Vec::new();
+        match root_link {
+            Some(target) => found.push(Found::Link {
                 path: dest.clone(),
                 target: target.to_string_lossy().into_owned(),
-            }],
-            None => vec![Found::Dir { path: dest.clone() }],
-        };
-        if found.iter().all(|f| matches!(f, Found::Dir { .. })) {
-            walk(&root, &dest, &mut found, &mut errors);
+            }),
+            None => {
+                found.push(Found::Dir { path: dest.clone() });
+                walk(&root, &dest, &mut found, &mut errors);
+            }
         }
         // Directories become entries only when the tree asks for an owner or a mode.
         let owner = (user(&tree.user), group(&tree.group));
