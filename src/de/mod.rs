@@ -190,7 +190,7 @@ impl Path<'_> {
             match p {
                 Path::Root => break,
                 Path::Key(parent, k) => {
-                    segs.push(Seg::Key((*k).to_string()));
+                    segs.push(Seg::Key((*k).to_string().into()));
                     p = parent;
                 }
                 Path::Index(parent, i) => {

@@ -343,12 +343,12 @@ pub fn type_error(path: &JsonPath, found: &Value, version: Option<Version>) -> O
 mod tests {
     use super::*;
 
-    fn p(segs: &[&str]) -> JsonPath {
+    fn p(segs: &[&'static str]) -> JsonPath {
         let mut path = JsonPath::root();
         for s in segs {
             path = match s.parse::<usize>() {
                 Ok(i) => path.index(i),
-                Err(_) => path.key(s),
+                Err(_) => path.key(*s),
             };
         }
         path

@@ -230,7 +230,7 @@ fn null_structs(
                 if last.get(e.key.as_str()) != Some(&i) {
                     continue;
                 }
-                let p = path.key(&e.key);
+                let p = path.key(e.key.clone());
                 if !unused.contains(&p) {
                     null_structs(&e.value, &p, version, unused, report);
                 }

@@ -12,7 +12,7 @@ fn paths(value: &serde_json::Value, at: &JsonPath, out: &mut Vec<JsonPath>) {
     match value {
         serde_json::Value::Object(m) => {
             for (k, v) in m {
-                paths(v, &at.key(k), out);
+                paths(v, &at.key(k.clone()), out);
             }
         }
         serde_json::Value::Array(a) => {

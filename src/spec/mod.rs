@@ -239,7 +239,7 @@ fn known(json: &serde_json::Value, path: &JsonPath, merged: bool) -> bool {
         let next = match s {
             Seg::Key(k) => {
                 key = k;
-                v.get(k.as_str())
+                v.get(k.as_ref())
             }
             Seg::Index(i) => {
                 key = "";
@@ -467,7 +467,7 @@ fn nulls(root: &Node) -> Vec<(JsonPath, &Node)> {
             at.push(step);
             if null {
                 let segs = at.iter().map(|s| match s {
-                    Step::Key(k) => Seg::Key((*k).to_string()),
+                    Step::Key(k) => Seg::Key((*k).to_string().into()),
                     Step::Index(i) => Seg::Index(*i),
                 });
                 out.push((JsonPath::from(segs.collect::<Vec<_>>()), x));
@@ -542,7 +542,7 @@ fn alias_paths(root: &Node, aliases: &[u32]) -> Vec<JsonPath> {
         match &n.value {
             Value::Object(entries) => {
                 for e in entries {
-                    walk(&e.value, &at.key(&e.key), aliases, out);
+                    walk(&e.value, &at.key(e.key.clone()), aliases, out);
                 }
             }
             Value::Array(items) => {
@@ -938,6 +938,6 @@ fn check_source(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
 }
 
 /// A JSON path from its keys.
-pub(crate) fn jpath(parts: &[&str]) -> JsonPath {
-    parts.iter().fold(JsonPath::root(), |p, k| p.key(k))
+pub(crate) fn jpath(parts: &[&'static str]) -> JsonPath {
+    parts.iter().fold(JsonPath::root(), |p, k| p.key(*k))
 }

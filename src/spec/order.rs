@@ -268,7 +268,7 @@ mod tests {
             for x in s {
                 match x.parse::<usize>() {
                     Ok(i) => j.push(Seg::Index(i)),
-                    Err(_) => j.push(Seg::Key(x.to_string())),
+                    Err(_) => j.push(Seg::Key(x.to_string().into())),
                 }
             }
             j

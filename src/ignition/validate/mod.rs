@@ -191,7 +191,7 @@ fn walk_rank(i: &Issue) -> (u8, u8) {
         return (0, 0);
     }
     let key = |n: usize| match i.path.segs().get(n) {
-        Some(Seg::Key(k)) => k.as_str(),
+        Some(Seg::Key(k)) => k.as_ref(),
         _ => "",
     };
     let section = [

@@ -319,10 +319,10 @@ pub fn check_resource(c: &mut Checker, r: &Resource, path: &JsonPath, hash_needs
     {
         c.error(path.key("compression"), "invalid compression method");
     }
-    let hash_at = path.key("verification").key("hash");
+    let hash_at = || path.key("verification").key("hash");
     if r.verification.hash.is_some() && r.source.is_none() && hash_needs_source {
         c.error(
-            hash_at.clone(),
+            hash_at(),
             "source must be specified if verification is specified",
         );
     }
@@ -335,7 +335,7 @@ pub fn check_resource(c: &mut Checker, r: &Resource, path: &JsonPath, hash_needs
         check_headers(c, r, path);
     }
     if let Some(e) = (r.verification.hash.as_deref()).and_then(|h| check_hash(h, c.version)) {
-        c.error(hash_at, e);
+        c.error(hash_at(), e);
     }
 }
 

@@ -144,8 +144,8 @@ pub(crate) struct Translator<'a> {
     pub map: PathMap,
 }
 
-fn path(parts: &[&str]) -> JsonPath {
-    parts.iter().fold(JsonPath::root(), |p, k| p.key(k))
+fn path(parts: &[&'static str]) -> JsonPath {
+    parts.iter().fold(JsonPath::root(), |p, k| p.key(*k))
 }
 
 impl Translator<'_> {

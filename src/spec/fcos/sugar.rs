@@ -142,7 +142,7 @@ pub fn merge(rendered: ig::Config, origins: &Origins, cfg: &mut ig::Config, map:
     ];
     for (name, parent, child, removed) in &lists {
         let places = placement(parent, child, removed);
-        let list = st.key(name);
+        let list = st.key(*name);
         follow(map, &list, &places, origins);
         if *name != "disks" {
             continue;

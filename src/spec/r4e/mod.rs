@@ -10,7 +10,7 @@ use crate::ignition::validate::Issue;
 
 /// The sections RHEL for Edge and Fedora IoT refuse, reported where they are set.
 pub fn filter(cfg: &ig::Config, issues: &mut Vec<Issue>) {
-    let mut refuse = |set: bool, path: &[&str], message: &str| {
+    let mut refuse = |set: bool, path: &[&'static str], message: &str| {
         if set {
             issues.push(Issue {
                 severity: crate::diag::Severity::Error,
