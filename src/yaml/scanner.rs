@@ -1415,6 +1415,9 @@ impl<'a> Scanner<'a> {
             s.push_str(&trailing_breaks);
             trailing_breaks.clear();
             leading_blank = is_blank(self.at(0));
+            if literal && self.quiet {
+                self.literal_lines(&mut s, indent as usize);
+            }
             loop {
                 // `need(1)` after a read changes nothing while the reader holds a character
                 // after it: such a run is read at once.
@@ -1450,6 +1453,40 @@ impl<'a> Scanner<'a> {
         };
         self.push(Kind::Scalar(value, style), start, end);
         Ok(())
+    }
+
+    /// The lines of a literal block scalar from here that are each followed by a line feed
+    /// and another line at the same indentation, read at once: what the general loop of
+    /// `fetch_block_scalar` makes of them (the line, then its break), where the reader's
+    /// buffering cannot show. Lines with other characters than ASCII or with a carriage
+    /// return, a line followed by one that starts with anything but ASCII (NEL, LS and PS
+    /// are line breaks) and the scalar's last line are left to the general loop.
+    fn literal_lines(&mut self, s: &mut String, indent: usize) {
+        loop {
+            let rest = &self.b[self.mark.pos..];
+            let Some(n) = memchr::memchr(b'\n', rest) else {
+                return;
+            };
+            let (line, next) = (&rest[..n], &rest[n + 1..]);
+            let regular = next.len() > indent
+                && next[..indent].iter().all(|&c| c == b' ')
+                && next[indent].is_ascii()
+                && !matches!(next[indent], b'\n' | b'\r');
+            if !regular || !line.is_ascii() || line.contains(&b'\r') {
+                return;
+            }
+            s.push_str(&self.text[self.mark.pos..self.mark.pos + n]);
+            s.push('\n');
+            if !line.iter().all(|&c| is_blank(c)) {
+                self.newlines = 0;
+            }
+            self.newlines += 1;
+            let step = n + 1 + indent;
+            self.mark.pos += step;
+            self.mark.index += step;
+            self.mark.column = indent;
+            self.mark.line += 1;
+        }
     }
 
     /// Indentation and empty lines in a block scalar: their breaks are collected; the
