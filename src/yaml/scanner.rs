@@ -512,7 +512,7 @@ impl<'a> Scanner<'a> {
     pub fn skip_token(&mut self) -> Token {
         let t = self.tokens.pop_front().expect("a token was peeked");
         self.tokens_parsed += 1;
-        if t.kind == Kind::StreamEnd {
+        if matches!(t.kind, Kind::StreamEnd) {
             self.stream_end_produced = true;
         }
         t
@@ -706,7 +706,7 @@ impl<'a> Scanner<'a> {
         let last_is_entry = self
             .tokens
             .back()
-            .is_some_and(|t| t.kind == Kind::BlockEntry);
+            .is_some_and(|t| matches!(t.kind, Kind::BlockEntry));
         if self.tokens.len() > before && !last_is_entry {
             self.line_comment()?;
         }

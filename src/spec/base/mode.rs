@@ -43,11 +43,20 @@ pub fn looks_decimal(mode: i64, directory: bool) -> bool {
     if !(0..=7777).contains(&mode) {
         return false;
     }
-    let digits = mode.to_string();
-    if digits.bytes().any(|b| b > b'7') {
-        return false;
+    // The decimal digits read as octal ones (none may be 8 or 9).
+    let (mut rest, mut as_octal, mut scale) = (mode, 0, 1);
+    loop {
+        let digit = rest % 10;
+        if digit > 7 {
+            return false;
+        }
+        as_octal += digit * scale;
+        scale *= 8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
     }
-    let as_octal = i64::from_str_radix(&digits, 8).unwrap_or(0);
     !typical(mode, directory) && typical(as_octal, directory)
 }
 
@@ -68,5 +77,18 @@ mod tests {
         assert!(!typical(0o1644, false));
         assert!(typical(0o1777, true));
         assert!(!typical(0o4755, true));
+    }
+
+    /// The digit arithmetic reads a mode's decimal digits as octal as parsing them would.
+    #[test]
+    fn decimal_digits_read_as_octal() {
+        for mode in 0..=7777i64 {
+            let digits = mode.to_string();
+            let expected = !digits.bytes().any(|b| b > b'7') && {
+                let as_octal = i64::from_str_radix(&digits, 8).unwrap();
+                !typical(mode, false) && typical(as_octal, false)
+            };
+            assert_eq!(looks_decimal(mode, false), expected, "{mode}");
+        }
     }
 }
