@@ -162,7 +162,7 @@ fn headers_override_defaults_and_stay_behind_on_redirect() {
     );
     assert_eq!(
         first.headers.get("accept").map(String::as_str),
-        Some(flint::fetch::http::ACCEPT)
+        Some("application/vnd.coreos.ignition+json;version=3.6.0, */*;q=0.1")
     );
     let second = seen.iter().find(|r| r.path == "/final").unwrap();
     assert!(

@@ -12,8 +12,10 @@ use std::time::{Duration, Instant};
 use ureq::tls::Certificate;
 
 const MAX_REDIRECTS: usize = 10;
-/// What Ignition accepts, sent with every HTTP(S) fetch unless the config overrides it.
-pub const ACCEPT: &str = "application/vnd.coreos.ignition+json;version=3.4.0, */*;q=0.1";
+/// What Ignition accepts, sent with every HTTP(S) fetch unless the config overrides it: the
+/// newest stable spec version (Flatcar's Ignition v2.26 names 3.6.0; a server may refuse a
+/// request naming another, as upstream's own test server does).
+pub const ACCEPT: &str = "application/vnd.coreos.ignition+json;version=3.6.0, */*;q=0.1";
 const BACKOFF_START: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 

@@ -152,6 +152,22 @@ def _duplicate_guid(case, ref, got):
     return ref[0] == 0 and got[0] != 0 and b"a disk's partition GUIDs must be unique" in got[2]
 
 
+def _newer_system_dirs(case, ref, got):
+    """flint reads user.ign and base.d from /run/ignition and /etc/ignition as well as
+    /usr/lib/ignition (IGNITION_SYSTEM_RUNTIME_CONFIG_DIR, IGNITION_SYSTEM_LOCAL_CONFIG_DIR),
+    as upstream does since after v2.26; the reference reads only the last."""
+    system = (case.get("extra") or {}).get("system") or {}
+    return any(k in system for k in ("local", "runtime"))
+
+
+def _config_device_cmdline(case, ref, got):
+    """flint takes the config from a labelled device named by ignition.config.device and
+    ignition.config.path on the kernel command line (upstream after v2.26); the reference
+    ignores both."""
+    cmdline = (case.get("extra") or {}).get("cmdline") or ""
+    return "ignition.config.device" in cmdline or "ignition.config.path" in cmdline
+
+
 RULES = {
     "butane": [("snippets and YAML kinds in YAML errors", _yaml_error_snippets),
                ("embedded Ignition configs checked", _embedded_configs_checked),
@@ -160,7 +176,9 @@ RULES = {
                ("YAML alias expansion limit", _alias_limit)],
     "validate": [("Go decoder messages not copied", _go_type_error_text),
                  ("upstream's random order of one object's unused keys", _random_key_order)],
-    "files": [("nothing written through a link out of the root", _write_out_of_root)],
+    "files": [("nothing written through a link out of the root", _write_out_of_root),
+              ("system config directories /run/ignition and /etc/ignition read", _newer_system_dirs),
+              ("ignition.config.device and .path on the kernel command line", _config_device_cmdline)],
     "storage": [("wipeTable keeps a table that already matches (partition GUIDs kept)", _kept_table),
                 ("a partition GUID used twice on a disk is refused", _duplicate_guid)],
 }

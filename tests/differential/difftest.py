@@ -5,6 +5,8 @@
     difftest.py validate [--generated N] ...
     difftest.py files    [--generated N] ...     (root; runs the reference files stage)
     difftest.py storage  [--generated N] ...     (root; loop devices; see storage.py)
+    FILES_SUITE=upstream difftest.py files --corpora-only   (upstream's disk-less blackbox
+                                             scenarios and their servers; see files_upstream.py)
 
 Inputs: every corpus and fixture of the repository for that tool (conformance/, fixtures/,
 translate-tests/, tests/hostile/, tests/fuzz-regressions/, examples/), then N generated ones
@@ -450,6 +452,10 @@ def save(out, tool, name, case, ref, got, why, kind=None):
             f.write(case["setup"])
         with open(os.path.join(d, "config.ign"), "w") as f:
             f.write(case["config"])
+        if case.get("extra"):
+            # what else the scenario gives (system config files, environment, command line)
+            with open(os.path.join(d, "scenario.json"), "w") as f:
+                json.dump(case["extra"], f, indent=1)
     else:
         with open(os.path.join(d, "in.bu" if tool == "butane" else "in.ign"), "wb") as f:
             f.write(case["input"])
@@ -488,6 +494,10 @@ def main():
     if a.tool == "storage":
         import storage
         return storage.main(a)
+    if a.tool == "files" and os.environ.get("FILES_SUITE") == "upstream":
+        # upstream Ignition's own disk-less scenarios, with their servers (files_upstream.py)
+        import files_upstream
+        return files_upstream.main(a, sys.modules[__name__])
     if a.tool in ("files", "storage") and os.geteuid() != 0:
         sys.exit("the files stage is compared as root (ownership)")
     n = 0 if a.corpora_only else a.generated
