@@ -599,11 +599,23 @@ fn keys_writable_as(
 ///   the new one is not made, and the keys' directories are made as the user.
 fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<(), EntryError> {
     let users = JsonPath::root().key("passwd").key("users");
+    // Homes that users earlier in the list move away (usermod --move-home renames them): a
+    // user made after them with such a home gets a new one from useradd, its own.
+    let mut vacated: Vec<String> = Vec::new();
     for (i, u) in cfg.passwd.users.iter().enumerate() {
-        if u.should_exist == Some(false) || u.ssh_authorized_keys.is_empty() {
+        if u.should_exist == Some(false) {
             continue;
         }
         let current = passwd_entry(root, &u.name);
+        let moved_from = (current.as_ref())
+            .filter(|_| home_moves(root, u))
+            .and_then(|old| old.get(5))
+            .map(|h| h.trim_end_matches('/').to_string());
+        let vacated_before = vacated.clone();
+        vacated.extend(moved_from);
+        if u.ssh_authorized_keys.is_empty() {
+            continue;
+        }
         let Some(f) = fields_of(passwd, &u.name) else {
             continue;
         };
@@ -612,6 +624,12 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
         };
         let home = match current {
             None if u.no_create_home == Some(true) || !present(root, home) => continue,
+            None if vacated_before
+                .iter()
+                .any(|v| v == home.trim_end_matches('/')) =>
+            {
+                continue;
+            }
             None => home.clone(),
             Some(_) if !home_moves(root, u) => continue,
             Some(old) => {

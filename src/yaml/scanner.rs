@@ -150,16 +150,6 @@ struct Scratch {
     blanks: String,
 }
 
-impl Scratch {
-    fn cleared(mut self) -> Scratch {
-        self.value.clear();
-        self.leading.clear();
-        self.trailing.clear();
-        self.blanks.clear();
-        self
-    }
-}
-
 const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
 /// What go-yaml's reader has done: its buffer starts at byte `start` of the input and holds
@@ -400,6 +390,23 @@ impl<'a> Scanner<'a> {
         self.mark.pos += self.width();
         self.mark.index += 1;
         self.mark.column += 1;
+    }
+
+    /// The scalar buffers, empty.
+    fn take_scratch(&mut self) -> Scratch {
+        let mut sc = std::mem::take(&mut self.scratch);
+        sc.value.clear();
+        sc.leading.clear();
+        sc.trailing.clear();
+        sc.blanks.clear();
+        sc
+    }
+
+    /// Keeps the buffers for the next scalar; the value built in them, at its size.
+    fn give_back(&mut self, sc: Scratch) -> String {
+        let value = sc.value.as_str().to_owned();
+        self.scratch = sc;
+        value
     }
 
     /// `skip` of the run of spaces from here, up to `room` of them and to byte `limit`.
@@ -1398,7 +1405,7 @@ impl<'a> Scanner<'a> {
             leading: mut leading_break,
             trailing: mut trailing_breaks,
             blanks,
-        } = std::mem::take(&mut self.scratch).cleared();
+        } = self.take_scratch();
         self.block_scalar_breaks(&mut indent, &mut trailing_breaks, start, &mut end)?;
         self.need(1)?;
         let mut leading_blank = false;
@@ -1444,13 +1451,12 @@ impl<'a> Scanner<'a> {
         } else {
             Style::Folded
         };
-        let value = s.as_str().to_owned();
-        self.scratch = Scratch {
+        let value = self.give_back(Scratch {
             value: s,
             leading: leading_break,
             trailing: trailing_breaks,
             blanks,
-        };
+        });
         self.push(Kind::Scalar(value, style), start, end);
         Ok(())
     }
@@ -1548,7 +1554,7 @@ impl<'a> Scanner<'a> {
             leading: mut leading_break,
             trailing: mut trailing_breaks,
             blanks: mut whitespaces,
-        } = std::mem::take(&mut self.scratch).cleared();
+        } = self.take_scratch();
         loop {
             self.need(4)?;
             let doc_marker = self.mark.column == 0
@@ -1632,13 +1638,12 @@ impl<'a> Scanner<'a> {
         } else {
             Style::DoubleQuoted
         };
-        let value = s.as_str().to_owned();
-        self.scratch = Scratch {
+        let value = self.give_back(Scratch {
             value: s,
             leading: leading_break,
             trailing: trailing_breaks,
             blanks: whitespaces,
-        };
+        });
         self.push(Kind::Scalar(value, style), start, end);
         Ok(())
     }
@@ -1767,7 +1772,7 @@ impl<'a> Scanner<'a> {
             leading: mut leading_break,
             trailing: mut trailing_breaks,
             blanks: mut whitespaces,
-        } = std::mem::take(&mut self.scratch).cleared();
+        } = self.take_scratch();
         let mut leading_blanks = false;
         loop {
             self.need(4)?;
@@ -1845,13 +1850,12 @@ impl<'a> Scanner<'a> {
                 break;
             }
         }
-        let value = s.as_str().to_owned();
-        self.scratch = Scratch {
+        let value = self.give_back(Scratch {
             value: s,
             leading: leading_break,
             trailing: trailing_breaks,
             blanks: whitespaces,
-        };
+        });
         self.push(Kind::Scalar(value, Style::Plain), start, end);
         if leading_blanks {
             self.simple_key_allowed = true;

@@ -116,17 +116,25 @@ def _first(h, name):
     return v[0] if v else None
 
 
-def _header_problem(h):
-    """upstream's headerCheck: the config's headers and Ignition's own, as sent."""
-    want = {"X-Auth": "r8ewap98gfh4d8", "Keep-Alive": "300",
-            "Accept": "application/vnd.coreos.ignition+json;version=3.6.0, */*;q=0.1",
-            "Accept-Encoding": "identity"}
+def _mismatch(h, want):
+    """The first header of `want` missing from `h` or with another value, said as upstream's
+    server says it."""
     for k, v in want.items():
         got = _first(h, k)
         if got is None:
             return k + " header is missing"
         if got != v:
             return k + " header value is incorrect"
+    return None
+
+
+def _header_problem(h):
+    """upstream's headerCheck: the config's headers and Ignition's own, as sent."""
+    problem = _mismatch(h, {"X-Auth": "r8ewap98gfh4d8", "Keep-Alive": "300",
+                            "Accept": "application/vnd.coreos.ignition+json;version=3.6.0, */*;q=0.1",
+                            "Accept-Encoding": "identity"})
+    if problem:
+        return problem
     ua = _first(h, "User-Agent")
     if ua is None:
         return "User-Agent header is missing"
@@ -136,15 +144,8 @@ def _header_problem(h):
 
 
 def _overwritten_problem(h):
-    want = {"Keep-Alive": "1000", "Accept": "application/json", "Accept-Encoding": "identity, compress",
-            "User-Agent": "MyUA"}
-    for k, v in want.items():
-        got = _first(h, k)
-        if got is None:
-            return k + " header is missing"
-        if got != v:
-            return k + " header value is incorrect"
-    return None
+    return _mismatch(h, {"Keep-Alive": "1000", "Accept": "application/json",
+                         "Accept-Encoding": "identity, compress", "User-Agent": "MyUA"})
 
 
 def _redirected_problem(h):
