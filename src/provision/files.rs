@@ -1023,15 +1023,22 @@ pub fn unit_enabled(root: &Path, unit: &str) -> bool {
 
 /// Whether systemd counts `unit` as enabled when the units step comes to its preset line.
 /// Applying, the root shows it. Planning, the unit's contents this config writes are not
-/// there yet: such a unit without an `[Install]` section is static (which `is-enabled`
-/// counts), one with it is enabled only by links already in place.
+/// there yet (unless a run already wrote them: then systemd is asked, as applying): such a
+/// unit without an `[Install]` section is static (which `is-enabled` counts), one with it
+/// is enabled only by links already in place.
 fn counts_enabled(cfg: &Config, root: &Root, unit: &str, apply: bool) -> bool {
     let written = (cfg.systemd.units.iter().rev())
         .find(|u| u.name == unit)
         .and_then(|u| u.contents.as_deref())
         .filter(|c| !c.is_empty());
+    let in_place = |contents: &str| {
+        root.resolve(&format!("/etc/systemd/system/{unit}"))
+            .ok()
+            .and_then(|r| std::fs::read(&r.host).ok())
+            .is_some_and(|b| b == contents.as_bytes())
+    };
     match written {
-        Some(contents) if !apply => {
+        Some(contents) if !apply && !in_place(contents) => {
             let installs = crate::ignition::validate::unit::parse(contents).map_or(true, |opts| {
                 crate::ignition::validate::unit::has_install(&opts)
             });
