@@ -57,7 +57,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VERSIONS = ["3.0.0", "3.1.0", "3.2.0", "3.3.0", "3.4.0", "3.5.0", "3.6.0", "3.7.0-experimental"]
-FIXTURES = os.environ.get("BLACKBOX_FIXTURES", "/work/shared/blackbox-fixtures")
+# upstream's two TLS certificates and keys, beside the references (../shared)
+FIXTURES = os.environ.get("BLACKBOX_FIXTURES", os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "shared", "blackbox-fixtures"))
+if not os.path.isdir(FIXTURES):
+    FIXTURES = "/work/shared/blackbox-fixtures"
 
 # ---------------------------------------------------------------- served bodies
 SERVED_CONFIG = (b'{\n\t"ignition": { "version": "3.0.0" },\n\t"storage": {\n\t\t"files": [{\n'
