@@ -607,12 +607,11 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
             continue;
         }
         let current = passwd_entry(root, &u.name);
-        let moved_from = (current.as_ref())
-            .filter(|_| home_moves(root, u))
-            .and_then(|old| old.get(5))
-            .map(|h| h.trim_end_matches('/').to_string());
-        let vacated_before = vacated.clone();
-        vacated.extend(moved_from);
+        let moves = current.is_some() && home_moves(root, u);
+        if moves {
+            let old = current.as_ref().and_then(|old| old.get(5));
+            vacated.extend(old.map(|h| h.trim_end_matches('/').to_string()));
+        }
         if u.ssh_authorized_keys.is_empty() {
             continue;
         }
@@ -624,14 +623,10 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
         };
         let home = match current {
             None if u.no_create_home == Some(true) || !present(root, home) => continue,
-            None if vacated_before
-                .iter()
-                .any(|v| v == home.trim_end_matches('/')) =>
-            {
-                continue;
-            }
+            // (Only users already there move their homes: these are all earlier ones'.)
+            None if vacated.iter().any(|v| v == home.trim_end_matches('/')) => continue,
             None => home.clone(),
-            Some(_) if !home_moves(root, u) => continue,
+            Some(_) if !moves => continue,
             Some(old) => {
                 let renamed = old
                     .get(5)

@@ -28,16 +28,18 @@ impl JsonPath {
     }
 
     pub fn key(&self, k: impl Into<Cow<'static, str>>) -> JsonPath {
-        let mut v = Vec::with_capacity(self.0.len() + 1);
-        v.extend_from_slice(&self.0);
-        v.push(Seg::Key(k.into()));
-        JsonPath(v)
+        self.then(Seg::Key(k.into()))
     }
 
     pub fn index(&self, i: usize) -> JsonPath {
+        self.then(Seg::Index(i))
+    }
+
+    /// This path and one step more, allocated once at its size.
+    fn then(&self, seg: Seg) -> JsonPath {
         let mut v = Vec::with_capacity(self.0.len() + 1);
         v.extend_from_slice(&self.0);
-        v.push(Seg::Index(i));
+        v.push(seg);
         JsonPath(v)
     }
 

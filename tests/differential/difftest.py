@@ -344,18 +344,28 @@ def reference_files(w, root, cfg):
                IGNITION_SYSTEM_CONFIG_DIR=os.path.join(w, "sys"),
                IGNITION_SYSTEM_RUNTIME_CONFIG_DIR=os.path.join(w, "run"),
                IGNITION_SYSTEM_LOCAL_CONFIG_DIR=os.path.join(w, "local"))
+    return reference_stages(w, root, env)
+
+
+def reference_stages(w, root, env, skip_critical=False, budget=None):
+    """The reference's fetch, then files stage, on ROOT with ENV (platform `file`, working
+    directory W). A stage fails the run by its exit status, a panic or a CRITICAL line (not
+    counted with SKIP_CRITICAL); the result carries its ERROR/CRITICAL lines. Each stage may
+    take 120 s, or both together BUDGET seconds."""
     ign = os.path.join(ORACLES, "flatcar", "ignition")
+    deadline = budget and time.time() + budget
     for st in ("fetch", "files"):
         try:
             p = subprocess.run([ign, "-platform", "file", "-stage", st, "-root", root, "-log-to-stdout",
                                 "-config-cache", os.path.join(w, "ignition.json"),
                                 "-neednet", os.path.join(w, "neednet"), "-state-file", os.path.join(w, "state")],
                                cwd=w, env=env, umask=0o022, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               timeout=120 if budget is None else max(1, deadline - time.time()))
         except subprocess.TimeoutExpired:
-            return "timeout", b"", b""
+            return "timeout", b"", b"stage %s still running (killed)\n" % st.encode()
         log = p.stdout
-        if p.returncode != 0 or b"CRITICAL" in log or b"panic" in log:
+        if p.returncode != 0 or b"panic" in log or (not skip_critical and b"CRITICAL" in log):
             err = b"".join(line.replace(root.encode(), b"{root}") + b"\n" for line in log.split(b"\n")
                            if not line.startswith(b"DEBUG")
                            and (b"CRITICAL" in line or b"ERROR" in line or b"panic" in line))

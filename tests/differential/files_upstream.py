@@ -952,35 +952,11 @@ def _system_dirs(w, extra):
         f.write((extra["cmdline"] or "") + "\n")
 
 
-def _failed(rc, log, skip_critical):
-    return rc != 0 or b"panic" in log or (not skip_critical and b"CRITICAL" in log)
-
-
-def _errlines(log, root):
-    return b"".join(l.replace(root.encode(), b"{root}") + b"\n" for l in log.split(b"\n")
-                    if not l.startswith(b"DEBUG") and (b"CRITICAL" in l or b"ERROR" in l or b"panic" in l))
-
-
 def run_reference(w, root, cfg, extra, difftest):
     difftest.fresh(w)
     _system_dirs(w, extra)
-    env = _env(w, cfg, extra)
-    ign = os.path.join(difftest.ORACLES, "flatcar", "ignition")
-    deadline = time.time() + RUN_TIMEOUT
-    for st in ("fetch", "files"):
-        try:
-            p = subprocess.run([ign, "-platform", "file", "-stage", st, "-root", root, "-log-to-stdout",
-                                "-config-cache", os.path.join(w, "ignition.json"),
-                                "-neednet", os.path.join(w, "neednet"), "-state-file", os.path.join(w, "state")],
-                               cwd=w, env=env, umask=0o022, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               timeout=max(1, deadline - time.time()))
-        except subprocess.TimeoutExpired:
-            return "timeout", b"", b"stage %s still running after %d s (killed)\n" % (st.encode(), RUN_TIMEOUT)
-        if _failed(p.returncode, p.stdout, extra["skip_critical"]):
-            return (p.returncode or 1), b"", _errlines(p.stdout, root) + \
-                b"stage %s failed (exit %d)\n" % (st.encode(), p.returncode)
-    return 0, b"", b""
+    return difftest.reference_stages(w, root, _env(w, cfg, extra),
+                                     skip_critical=extra["skip_critical"], budget=RUN_TIMEOUT)
 
 
 def run_flint(w, root, cfg, extra, difftest):

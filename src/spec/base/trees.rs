@@ -126,9 +126,7 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
         let mut errors = Vec::new();
         // Upstream's walk does not follow the root either: a root that is a link to a
         // directory is that link, at the tree's path, and nothing below it.
-        let root_link = (std::fs::symlink_metadata(&root).ok())
-            .filter(|m| m.file_type().is_symlink())
-            .and_then(|_| std::fs::read_link(&root).ok());
+        let root_link = std::fs::read_link(&root).ok();
         let mut found = Vec::new();
         match root_link {
             Some(target) => found.push(Found::Link {
