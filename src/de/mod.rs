@@ -7,8 +7,8 @@
 //! warnings; type errors carry the offset Go would report and the JSON path.
 
 use crate::tree::{JsonPath, Node, Seg, Value};
-use crate::yaml::is_null;
-use crate::yaml::resolve::{Resolved, resolve, resolve_bool};
+use crate::yaml::resolve::{Resolved, plain_tag, resolve, resolve_bool};
+use crate::yaml::{TagNote, is_null};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -36,6 +36,9 @@ pub struct DeError {
     /// The mismatches found after this one, in decoding order: go-yaml reads on after one
     /// and reports them all.
     pub also: Vec<DeError>,
+    /// go-yaml stopped here (a scalar its explicit tag refuses): what it found before is
+    /// not reported, and nothing after.
+    pub fatal: bool,
 }
 
 impl fmt::Display for DeError {
@@ -54,6 +57,7 @@ impl de::Error for DeError {
             message: msg.to_string(),
             found: None,
             also: Vec::new(),
+            fatal: false,
         }
     }
 }
@@ -97,9 +101,20 @@ pub fn from_tree<T: DeserializeOwned>(
     gate: KeyGate<'_>,
     flavor: Flavor,
 ) -> Result<(T, Vec<Unused>), DeError> {
+    from_tagged_tree(node, gate, flavor, None)
+}
+
+/// [`from_tree`] for a YAML tree whose scalars may carry tags (see [`TagNote`]).
+pub fn from_tagged_tree<T: DeserializeOwned>(
+    node: &Node,
+    gate: KeyGate<'_>,
+    flavor: Flavor,
+    tags: Option<&HashMap<u32, TagNote>>,
+) -> Result<(T, Vec<Unused>), DeError> {
     let state = State {
         gate,
         flavor,
+        tags: tags.filter(|t| !t.is_empty()),
         unused: RefCell::new(Vec::new()),
         first: RefCell::new(None),
         all: RefCell::new(Vec::new()),
@@ -112,7 +127,10 @@ pub fn from_tree<T: DeserializeOwned>(
         prior: Vec::new(),
         st: &state,
     };
-    let value = T::deserialize(de);
+    let value = match T::deserialize(de) {
+        Err(e) if e.fatal => return Err(e),
+        v => v,
+    };
     let mut all = state.all.into_inner();
     if !all.is_empty() {
         // go-yaml: every mismatch, then what stopped the decoding (if anything did).
@@ -133,6 +151,8 @@ pub fn from_tree<T: DeserializeOwned>(
 struct State<'g> {
     gate: KeyGate<'g>,
     flavor: Flavor,
+    /// The YAML scalars whose tags matter, by offset.
+    tags: Option<&'g HashMap<u32, TagNote>>,
     unused: RefCell<Vec<Unused>>,
     /// The first type mismatch in the document (JSON): Go's decoder notes it, leaves the
     /// value as it was and reads on.
@@ -205,11 +225,34 @@ impl Path<'_> {
 }
 
 /// go-yaml shortens long scalars in its messages.
-pub fn short(text: &str) -> String {
+fn short(text: &str) -> String {
     if text.chars().count() > 10 {
         format!("{}...", text.chars().take(7).collect::<String>())
     } else {
         text.to_string()
+    }
+}
+
+/// How go-yaml names a value it could not decode: by its tag (as written, else as resolved)
+/// and its text, shortened.
+pub fn yaml_found(node: &Node, tags: Option<&HashMap<u32, TagNote>>) -> String {
+    let named = tags.and_then(|t| t.get(&node.start)).and_then(|n| match n {
+        TagNote::Named {
+            tag,
+            text,
+            collection,
+        } if *collection == node.is_container() => Some((tag, text)),
+        _ => None,
+    });
+    match (named, &node.value) {
+        // After these two go-yaml writes the text whole, with no space or quotes.
+        (Some((tag, text)), _) if tag == "!!seq" || tag == "!!map" => format!("{tag}{text}"),
+        (Some((tag, text)), _) => format!("{tag} `{}`", short(text)),
+        (_, Value::Plain(t)) => format!("{} `{}`", plain_tag(t), short(t)),
+        (_, Value::String(t)) => format!("!!str `{}`", short(t)),
+        (_, Value::Array(_)) => "!!seq".to_string(),
+        (_, Value::Object(_)) => "!!map".to_string(),
+        (_, v) => v.kind_name().to_string(),
     }
 }
 
@@ -264,6 +307,21 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
         }
     }
 
+    /// go-yaml's stop at a scalar its explicit tag refuses, in any decoding of this value.
+    fn refused(&self) -> Result<(), DeError> {
+        let Some(tags) = self.st.tags else {
+            return Ok(());
+        };
+        for o in self.occs() {
+            if let (false, Some(TagNote::Refused(m))) =
+                (o.node.is_container(), tags.get(&o.node.start))
+            {
+                return Err(refusal(o.node.start, o.path.to_json_path(), m));
+            }
+        }
+        Ok(())
+    }
+
     fn type_error(&self, want: &str) -> DeError {
         self.mismatch(self.node, self.path, want)
     }
@@ -285,13 +343,7 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
                 format!("cannot unmarshal {found} into a value of type {want}")
             }
             Flavor::Yaml => {
-                let found = match &node.value {
-                    Value::Plain(t) => format!("{} `{}`", resolve(t).tag(), short(t)),
-                    Value::String(t) => format!("!!str `{}`", short(t)),
-                    Value::Array(_) => "!!seq".to_string(),
-                    Value::Object(_) => "!!map".to_string(),
-                    v => v.kind_name().to_string(),
-                };
+                let found = yaml_found(node, self.st.tags);
                 format!("cannot unmarshal {found} into {want}")
             }
         };
@@ -306,6 +358,7 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
             message,
             found: Some(found),
             also: Vec::new(),
+            fatal: false,
         }
     }
 
@@ -320,6 +373,7 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
 
     /// The integer the decodings leave (`None`: only nulls).
     fn integer<T: TryFrom<i128>>(&self, want: &str) -> Result<Option<T>, DeError> {
+        self.refused()?;
         let mut out = None;
         for o in self.occs() {
             let wide: Option<i128> = match &o.node.value {
@@ -339,6 +393,18 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// The error that stops decoding at a refused tag (see [`TagNote::Refused`]).
+fn refusal(offset: u32, path: JsonPath, message: &str) -> DeError {
+    DeError {
+        offset: Some(offset),
+        path: Some(path),
+        message: message.to_string(),
+        found: None,
+        also: Vec::new(),
+        fatal: true,
     }
 }
 
@@ -369,6 +435,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     type Error = DeError;
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.refused()?;
         let r = match &self.node.value {
             Value::Null => v.visit_unit(),
             Value::Bool(b) => v.visit_bool(*b),
@@ -399,6 +466,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.refused()?;
         let mut b = false;
         for o in self.occs() {
             match &o.node.value {
@@ -436,6 +504,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.refused()?;
         let mut f = 0.0;
         for o in self.occs() {
             match &o.node.value {
@@ -460,6 +529,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.refused()?;
         let mut s = "";
         for o in self.occs() {
             match &o.node.value {
@@ -485,6 +555,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.refused()?;
         if is_null(self.node) {
             return v.visit_none();
         }
@@ -517,6 +588,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, DeError> {
+        self.refused()?;
         // Go decodes a list's items over the earlier list's (its backing array), keeping
         // the last list's length; null and `[]` start afresh.
         let mut layers: Vec<Occ<'_, '_>> = Vec::new();
@@ -568,6 +640,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
         _variants: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, DeError> {
+        self.refused()?;
         match &self.node.value {
             Value::String(s) | Value::Plain(s) => v
                 .visit_enum(s.as_str().into_deserializer())
@@ -600,6 +673,7 @@ impl<'de> NodeDe<'_, '_, '_> {
         ty: Option<(&'static str, &'static [&'static str])>,
         v: V,
     ) -> Result<V::Value, DeError> {
+        self.refused()?;
         // Go decodes a repeated object into the struct the earlier ones filled: their
         // keys are read in turn, as one object's.
         let mut entries = Vec::new();
@@ -809,6 +883,14 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
     ) -> Result<Option<K::Value>, DeError> {
         while let Some(&k) = self.entries.get(self.next) {
             let e = k.entry;
+            // go-yaml decodes every key of a struct's mapping, known or not.
+            if let Some(TagNote::Refused(m)) = self.st.tags.and_then(|t| t.get(&e.key_start)) {
+                return Err(refusal(
+                    e.key_start,
+                    Path::Key(k.parent, &e.key).to_json_path(),
+                    m,
+                ));
+            }
             let field = self.fields[self.next];
             let n = self.next;
             // A key upstream's context tree holds but its model does not take is reported

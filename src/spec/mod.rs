@@ -272,7 +272,17 @@ fn forgotten(v: &serde_json::Value, key: &str) -> bool {
 
 /// A read document: its tree, the paths of its aliases, the mapping keys go-yaml refuses
 /// if it decodes them (below the top), its variant.
-type Read = (Node, Vec<JsonPath>, Vec<yaml::KeyError>, &'static Variant);
+/// A document read, with what go-yaml's decoding of it will meet.
+struct Read {
+    root: Node,
+    /// The paths of its aliases.
+    aliases: Vec<JsonPath>,
+    key_errors: Vec<yaml::KeyError>,
+    tags: std::collections::HashMap<u32, yaml::TagNote>,
+    /// Where each alias's anchored node starts, by the alias's offset.
+    anchor_of: std::collections::HashMap<u32, u32>,
+    spec: &'static Variant,
+}
 
 /// Reads the document: YAML, a mapping, with a variant and version we know.
 // The error is the translation's outcome itself, returned once.
@@ -315,6 +325,7 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
         }
     };
     let root = doc.root;
+    let tags = doc.tags;
     let aliases = alias_paths(&root, &doc.aliases);
     // The first decoding (variant and version) goes through the keys at the top.
     let (top, key_errors): (Vec<_>, Vec<_>) =
@@ -326,20 +337,35 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
             located,
         ));
     }
+    // The first decoding stops at a tag it refuses: on a key at the top, on the variant
+    // or version, or on the document itself.
+    let refused = |at: u32| match tags.get(&at) {
+        Some(yaml::TagNote::Refused(m)) => Some((at, m)),
+        _ => None,
+    };
+    let first_refused = match &root.value {
+        Value::Object(entries) => entries.iter().find_map(|e| {
+            refused(e.key_start).or_else(|| {
+                (matches!(e.key.as_str(), "variant" | "version") && !e.value.is_container())
+                    .then(|| refused(e.value.start))
+                    .flatten()
+            })
+        }),
+        Value::Array(_) => None,
+        _ => refused(root.start),
+    };
+    if let Some((at, m)) = first_refused {
+        let located = Diagnostic::error(None, Some(src.locate_chars(at)), m.clone());
+        return Err(Outcome::failed(
+            format!("Error unmarshaling yaml: yaml: {m}"),
+            vec![located],
+        ));
+    }
     // A document that is null (in any of its spellings) decodes as no fields at all.
     if !matches!(root.value, Value::Object(_) | Value::Null)
         && !matches!(&root.value, Value::Plain(s) if s.is_empty() || crate::yaml::resolve::is_null(s))
     {
-        let found = match &root.value {
-            Value::Plain(t) => format!(
-                "{} `{}`",
-                crate::yaml::resolve::resolve(t).tag(),
-                de::short(t)
-            ),
-            Value::String(t) => format!("!!str `{}`", de::short(t)),
-            Value::Array(_) => "!!seq".into(),
-            _ => "!!map".into(),
-        };
+        let found = de::yaml_found(&root, Some(&tags));
         let line = src.locate(root.start).line;
         return Err(Outcome::failed(
             format!(
@@ -399,7 +425,14 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
         ));
     }
     match lookup(&variant, &version) {
-        Some(spec) => Ok((root, aliases, key_errors, spec)),
+        Some(spec) => Ok(Read {
+            root,
+            aliases,
+            key_errors,
+            tags,
+            anchor_of: doc.anchor_of,
+            spec,
+        }),
         None => Err(Outcome::failed(
             format!("No translator exists for variant {variant} with version {version}"),
             Vec::new(),
@@ -591,7 +624,14 @@ fn translate_read(
     opts: Options<'_>,
     ahead: Option<&ahead::Ahead>,
 ) -> Outcome {
-    let (root, aliases, key_errors, spec) = match read {
+    let Read {
+        root,
+        aliases,
+        key_errors,
+        tags,
+        anchor_of,
+        spec,
+    } = match read {
         Ok(r) => r,
         Err(o) => return o,
     };
@@ -608,23 +648,33 @@ fn translate_read(
     // finds what it reports in the document as written: the list indices shift.
     let compacted = without_null_items(&root);
     let decoded = compacted.as_ref().unwrap_or(&root);
-    let (config, unused) = match de::from_tree::<bu::Config>(decoded, &gate, Flavor::Yaml) {
-        Ok(v) => v,
-        Err(mut e) => {
-            let also = std::mem::take(&mut e.also);
-            let mut failure = String::from("yaml: unmarshal errors:");
-            for e in std::iter::once(e).chain(also) {
+    let (config, unused) =
+        match de::from_tagged_tree::<bu::Config>(decoded, &gate, Flavor::Yaml, Some(&tags)) {
+            Ok(v) => v,
+            // go-yaml stopped at a tag it refuses: that alone is reported.
+            Err(e) if e.fatal => {
                 let pos = e.offset.map(|o| src.locate_chars(o));
-                let line = pos.map_or(0, |p| p.line);
-                failure.push_str(&format!("\n  line {line}: {}", e.message));
-                outcome
-                    .diagnostics
-                    .push(Diagnostic::error(e.path, pos, e.message));
+                outcome.failure = Some(format!("yaml: {}", e.message));
+                (outcome.diagnostics).push(Diagnostic::error(e.path, pos, e.message));
+                return outcome;
             }
-            outcome.failure = Some(failure);
-            return outcome;
-        }
-    };
+            Err(mut e) => {
+                let also = std::mem::take(&mut e.also);
+                let mut failure = String::from("yaml: unmarshal errors:");
+                for e in std::iter::once(e).chain(also) {
+                    let pos = e.offset.map(|o| src.locate_chars(o));
+                    // go-yaml names the line of an alias's anchor.
+                    let at = e.offset.map(|o| anchor_of.get(&o).copied().unwrap_or(o));
+                    let line = at.map_or(0, |o| src.locate(o).line);
+                    failure.push_str(&format!("\n  line {line}: {}", e.message));
+                    outcome
+                        .diagnostics
+                        .push(Diagnostic::error(e.path, pos, e.message));
+                }
+                outcome.failure = Some(failure);
+                return outcome;
+            }
+        };
     // Key errors in mappings the decoding went through (not below unused keys or aliases).
     let reached: Vec<yaml::KeyError> = key_errors
         .into_iter()

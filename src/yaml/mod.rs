@@ -1,7 +1,9 @@
 //! YAML read into the positioned [`Node`] tree, with the semantics Butane users rely on
 //! (go-yaml v3's): only the first document counts, plain scalars stay untyped until they meet
 //! a target type (see [`resolve`]), anchors and aliases expand, `<<` merge keys merge (and are
-//! reported, since the upstream spec does not define them).
+//! reported, since the upstream spec does not define them). Tags act as go-yaml's do: `!!str`
+//! makes text, `!!binary` decodes, a core-schema tag its text does not fit stops the decoding
+//! where it is met, and any tag names its node in type errors ([`TagNote`]).
 //!
 //! The text is read as go-yaml reads it ([`scanner`] and [`parser`] follow its behaviour:
 //! what it accepts, scalar values, errors and the lines it names); this module builds the
@@ -50,6 +52,22 @@ pub struct KeyError {
     pub message: String,
 }
 
+/// What a tag written on a scalar means beyond its value (see [`resolve::check_explicit`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TagNote {
+    /// go-yaml stops decoding the whole document at this scalar, with these words, if it
+    /// decodes it at all (not below keys the target type lacks).
+    Refused(String),
+    /// Type errors name the node by this tag (short) and text, as go-yaml prints them: the
+    /// tag as written, the text as written (before `!!binary` decoding; empty for a
+    /// collection, which a block mapping's first key would otherwise share the place of).
+    Named {
+        tag: String,
+        text: String,
+        collection: bool,
+    },
+}
+
 /// A successfully read document.
 #[derive(Debug)]
 pub struct Document {
@@ -58,10 +76,15 @@ pub struct Document {
     pub merge_keys: Vec<u32>,
     /// Byte offsets of aliases (`*name`): the nodes there are copies of their anchors.
     pub aliases: Vec<u32>,
+    /// The byte offset of each alias's anchored node, by the alias's: go-yaml names the
+    /// anchor's line in errors about the value.
+    pub anchor_of: HashMap<u32, u32>,
     /// Keys refused when their mapping is decoded, in go-yaml's order (a mapping's repeated
     /// keys, then what is inside it). Only the first of repeated keys is in the tree; a
     /// key that is not a scalar is left out with its value.
     pub key_errors: Vec<KeyError>,
+    /// Scalars (and keys) with a tag that matters, by the byte offset where they start.
+    pub tags: HashMap<u32, TagNote>,
 }
 
 /// Reads the first YAML document of `text`.
@@ -85,7 +108,9 @@ pub fn parse_watching(
         root: None,
         merge_keys: Vec::new(),
         aliases: Vec::new(),
+        anchor_of: HashMap::new(),
         key_errors: Vec::new(),
+        tags: HashMap::new(),
     };
     let mut parser = Parser::new(text);
     loop {
@@ -122,7 +147,9 @@ pub fn parse_watching(
         root,
         merge_keys: b.merge_keys,
         aliases: b.aliases,
+        anchor_of: b.anchor_of,
         key_errors: b.key_errors.into_iter().map(|(_, e)| e).collect(),
+        tags: b.tags,
     })
 }
 
@@ -202,9 +229,11 @@ struct Builder<'a> {
     root: Option<Node>,
     merge_keys: Vec<u32>,
     aliases: Vec<u32>,
+    anchor_of: HashMap<u32, u32>,
     /// With the place of each in go-yaml's order: a mapping's repeated keys come first
     /// (placed at its start), then the errors inside it in document order.
     key_errors: Vec<((usize, usize, usize), KeyError)>,
+    tags: HashMap<u32, TagNote>,
 }
 
 /// The 1-based line of byte offset `pos`.
@@ -260,7 +289,10 @@ impl Builder<'_> {
                 tag,
             } => {
                 self.grow(1, ev.start)?;
-                let value = scalar_value(value, style, tag.as_deref());
+                let (value, note) = scalar_value(value, style, tag.as_deref());
+                if let Some(note) = note {
+                    self.tags.insert(start, note);
+                }
                 let node = Node { value, start, end };
                 self.complete(node, anchor, ev.start);
             }
@@ -290,13 +322,19 @@ impl Builder<'_> {
                 let size = count(n);
                 let mut node = n.clone();
                 self.grow(size, ev.start)?;
+                // An alias of a tagged node is decoded and named as its anchor is.
+                if let Some(note) = self.tags.get(&node.start).cloned() {
+                    self.tags.insert(start, note);
+                }
+                self.anchor_of.insert(start, node.start);
                 // The alias stands where it is written.
                 node.start = start;
                 node.end = end;
                 self.aliases.push(start);
                 self.complete(node, None, ev.start);
             }
-            EventKind::SequenceStart { anchor, .. } | EventKind::MappingStart { anchor, .. } => {
+            EventKind::SequenceStart { anchor, tag, .. }
+            | EventKind::MappingStart { anchor, tag, .. } => {
                 if self.stack.len() >= MAX_DEPTH {
                     return Err(err(
                         ev.start,
@@ -309,6 +347,16 @@ impl Builder<'_> {
                 } else {
                     Value::Object(Vec::new())
                 };
+                // go-yaml names a tagged collection by its tag in type errors, with the
+                // empty text of a collection.
+                if let Some(tag) = tag.filter(|t| t != "!").map(|t| resolve::short_tag(&t)) {
+                    let note = TagNote::Named {
+                        tag,
+                        text: String::new(),
+                        collection: true,
+                    };
+                    self.tags.insert(start, note);
+                }
                 if let Some(a) = &anchor {
                     // A new node under this name: aliases from here on mean it.
                     self.anchors.remove(a);
@@ -507,32 +555,64 @@ pub fn to_json(node: &Node) -> serde_json::Value {
     }
 }
 
-fn scalar_value(text: String, style: Style, tag: Option<&str>) -> Value {
-    match tag {
-        Some("tag:yaml.org,2002:str" | "!!str") => return Value::String(text),
-        Some("tag:yaml.org,2002:null" | "!!null") => return Value::Null,
+/// The value of a scalar with its tag applied, and what else the tag means.
+fn scalar_value(text: String, style: Style, tag: Option<&str>) -> (Value, Option<TagNote>) {
+    // `!` alone is no tag: the scalar resolves as if untagged.
+    let Some(tag) = tag.filter(|t| *t != "!").map(resolve::short_tag) else {
+        return match style {
+            Style::Plain => (Value::Plain(text), None),
+            _ => (Value::String(text), None),
+        };
+    };
+    let named = |text: &str| TagNote::Named {
+        tag: tag.clone(),
+        text: text.to_string(),
+        collection: false,
+    };
+    match tag.as_str() {
+        "!!str" => (Value::String(text), None),
         // go-yaml decodes binary data given to a string (line breaks in the data ignored).
-        Some("tag:yaml.org,2002:binary" | "!!binary") => {
+        "!!binary" => {
             use base64::Engine;
             let compact: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-            if let Ok(data) = base64::engine::general_purpose::STANDARD.decode(compact) {
-                return Value::String(String::from_utf8_lossy(&data).into_owned());
+            match base64::engine::general_purpose::STANDARD.decode(compact) {
+                Ok(data) => {
+                    let note = named(&text);
+                    (
+                        Value::String(String::from_utf8_lossy(&data).into_owned()),
+                        Some(note),
+                    )
+                }
+                Err(_) => (
+                    Value::String(text),
+                    Some(TagNote::Refused(
+                        "!!binary value contains invalid base64 data".into(),
+                    )),
+                ),
             }
-            return Value::String(text);
         }
-        Some(
-            "tag:yaml.org,2002:int"
-            | "!!int"
-            | "tag:yaml.org,2002:bool"
-            | "!!bool"
-            | "tag:yaml.org,2002:float"
-            | "!!float",
-        ) => return Value::Plain(text),
-        _ => {}
-    }
-    match style {
-        Style::Plain => Value::Plain(text),
-        _ => Value::String(text),
+        "!!null" | "!!bool" | "!!int" | "!!float" | "!!timestamp" => {
+            match resolve::check_explicit(&tag, &text) {
+                // Text, so that no walk over the tree takes it for a null (go-yaml's
+                // decoding stops at it, a null or not).
+                Err(m) => (Value::String(text), Some(TagNote::Refused(m))),
+                Ok(()) if tag == "!!null" => (Value::Null, None),
+                // A timestamp decodes into a string only, as its text.
+                Ok(()) if tag == "!!timestamp" => {
+                    let note = named(&text);
+                    (Value::String(text), Some(note))
+                }
+                Ok(()) => {
+                    let note = named(&text);
+                    (Value::Plain(text), Some(note))
+                }
+            }
+        }
+        // Any other tag leaves the text a string that go-yaml names by the tag.
+        _ => {
+            let note = named(&text);
+            (Value::String(text), Some(note))
+        }
     }
 }
 
