@@ -526,3 +526,19 @@ fn every_butane_variant_is_validated() {
     );
     fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn a_utf16_butane_config_is_read_and_quoted_as_text() {
+    let d = tmpdir("utf16");
+    let text =
+        "variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n    - path: /é\n      bogus: 1\n";
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    fs::write(d.join("c.bu"), bytes).unwrap();
+    let out = common::run_in(&d, &common::flint(), &["validate", "c.bu"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains(" 6 |       bogus: 1\n"), "{stdout}");
+    assert!(stdout.contains("unused key bogus"), "{stdout}");
+    fs::remove_dir_all(&d).unwrap();
+}

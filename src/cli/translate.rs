@@ -106,6 +106,8 @@ pub fn run(args: &TranslateArgs) -> i32 {
             ("<stdin>".to_string(), b)
         }
     };
+    // Snippets quote the text as read (UTF-16 made UTF-8); a malformed one fails below.
+    let bytes = spec::utf16_as_utf8(&bytes).unwrap_or(bytes);
     let mut outcome = spec::translate(
         &bytes,
         Options {

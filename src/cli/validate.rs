@@ -205,6 +205,11 @@ fn check_file(
             };
         }
     };
+    // A Butane config may be UTF-16 (see spec::source_utf8): snippets quote it as UTF-8.
+    let bytes = match butane {
+        true => crate::spec::utf16_as_utf8(&bytes).unwrap_or(bytes),
+        false => bytes,
+    };
     let keep = |diagnostics: &[Diagnostic], failure: &Option<String>| {
         (!diagnostics.is_empty() || failure.is_some())
             .then(|| String::from_utf8_lossy(&bytes).into_owned())
