@@ -366,7 +366,7 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
         && !matches!(&root.value, Value::Plain(s) if s.is_empty() || crate::yaml::resolve::is_null(s))
     {
         let found = de::yaml_found(&root, Some(&tags));
-        let line = src.locate(root.start).line;
+        let line = src.locate_chars(root.start).line;
         return Err(Outcome::failed(
             format!(
                 "Error unmarshaling yaml: yaml: unmarshal errors:\n  line {line}: cannot unmarshal {found} into config.commonFields"
@@ -387,7 +387,7 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
                     _ => None,
                 }
                 .map(|kind| {
-                    let line = src.locate(e.value.start).line;
+                    let line = src.locate_chars(e.value.start).line;
                     format!("\n  line {line}: cannot unmarshal {kind} into string")
                 })
             })
@@ -719,7 +719,7 @@ fn translate_read(
                     let pos = e.offset.map(|o| src.locate_chars(o));
                     // go-yaml names the line of an alias's anchor.
                     let at = e.offset.map(|o| anchor_of.get(&o).copied().unwrap_or(o));
-                    let line = at.map_or(0, |o| src.locate(o).line);
+                    let line = at.map_or(0, |o| src.locate_chars(o).line);
                     failure.push_str(&format!("\n  line {line}: {}", e.message));
                     outcome
                         .diagnostics

@@ -10,6 +10,8 @@ pub struct LineCol {
 pub struct Source<'a> {
     pub bytes: &'a [u8],
     lines: Lines,
+    /// Where go-yaml's lines start, if not where `lines` says (see [`yaml_line_starts`]).
+    yaml_lines: std::cell::OnceCell<Option<Vec<u32>>>,
 }
 
 /// Where the lines of a document start, without the document: byte positions can still be
@@ -62,6 +64,7 @@ impl<'a> Source<'a> {
         Source {
             bytes,
             lines: Lines::new(bytes),
+            yaml_lines: std::cell::OnceCell::new(),
         }
     }
 
@@ -70,11 +73,19 @@ impl<'a> Source<'a> {
         self.lines.locate(offset)
     }
 
-    /// Line and column of the byte at `offset`, the column counted in characters (as YAML
-    /// tools count it).
+    /// Line and column of the byte at `offset` as go-yaml counts them: lines also end at a
+    /// lone CR, NEL, LS and PS (see [`yaml_line_starts`]), columns count characters.
     pub fn locate_chars(&self, offset: u32) -> LineCol {
-        let lc = self.locate(offset);
-        let start = self.lines.starts[lc.line as usize - 1] as usize;
+        let (line, start) = match self.yaml_lines.get_or_init(|| yaml_line_starts(self.bytes)) {
+            None => {
+                let lc = self.locate(offset);
+                (lc.line, self.lines.starts[lc.line as usize - 1] as usize)
+            }
+            Some(starts) => {
+                let i = starts.partition_point(|&s| s <= offset).max(1) - 1;
+                (i as u32 + 1, starts[i] as usize)
+            }
+        };
         let end = (offset as usize).min(self.bytes.len());
         // A byte-order mark is not part of the first line to go-yaml's reader.
         let start = if start == 0 && self.bytes.starts_with(b"\xef\xbb\xbf") && end >= 3 {
@@ -82,11 +93,11 @@ impl<'a> Source<'a> {
         } else {
             start
         };
-        let col = String::from_utf8_lossy(&self.bytes[start..end])
+        let col = String::from_utf8_lossy(&self.bytes[start..end.max(start)])
             .chars()
             .count() as u32
             + 1;
-        LineCol { line: lc.line, col }
+        LineCol { line, col }
     }
 
     pub fn line_count(&self) -> u32 {
@@ -110,6 +121,42 @@ impl<'a> Source<'a> {
     }
 }
 
+/// The length of the line break go-yaml reads at the start of `rest` that `\n` lines do not
+/// have: a CR not followed by LF, NEL, LS or PS.
+fn other_break(rest: &[u8]) -> Option<usize> {
+    match rest {
+        [b'\r', b'\n', ..] => None,
+        [b'\r', ..] => Some(1),
+        [0xC2, 0x85, ..] => Some(2),
+        [0xE2, 0x80, 0xA8 | 0xA9, ..] => Some(3),
+        _ => None,
+    }
+}
+
+/// Where go-yaml's lines start, or `None` when that is after each `\n` only (a CRLF is one
+/// break to both).
+pub fn yaml_line_starts(bytes: &[u8]) -> Option<Vec<u32>> {
+    if !bytes.iter().any(|&b| matches!(b, b'\r' | 0xC2 | 0xE2)) {
+        return None;
+    }
+    let mut starts = vec![0u32];
+    let mut other = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\n' {
+            starts.push(i as u32 + 1);
+            i += 1;
+        } else if let Some(n) = other_break(&bytes[i..]) {
+            starts.push((i + n) as u32);
+            other = true;
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    other.then_some(starts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +173,25 @@ mod tests {
         assert_eq!(s.line_text(4), b"ef");
         let l = Lines::new(b"ab\ncd\n\nef");
         assert_eq!((l.len(), l.locate(7)), (9, LineCol { line: 4, col: 1 }));
+    }
+
+    #[test]
+    fn locates_offsets_as_go_yaml_breaks_lines() {
+        let s = Source::new("a\rb\r\nc\u{85}d\u{2028}é\u{2029}f\ng".as_bytes());
+        let at = |t: &str| {
+            s.bytes
+                .windows(t.len())
+                .position(|w| w == t.as_bytes())
+                .unwrap()
+        };
+        let lc = |line, col| LineCol { line, col };
+        assert_eq!(s.locate_chars(at("b") as u32), lc(2, 1));
+        assert_eq!(s.locate_chars(at("c") as u32), lc(3, 1));
+        assert_eq!(s.locate_chars(at("d") as u32), lc(4, 1));
+        assert_eq!(s.locate_chars(at("f") as u32), lc(6, 1));
+        assert_eq!(s.locate_chars(at("g") as u32), lc(7, 1));
+        // Characters, not bytes; CRLF alone needs no table.
+        assert_eq!(s.locate_chars(at("\u{2029}") as u32), lc(5, 2));
+        assert_eq!(yaml_line_starts(b"a\r\nb\n"), None);
     }
 }

@@ -236,13 +236,11 @@ struct Builder<'a> {
     tags: HashMap<u32, TagNote>,
 }
 
-/// The 1-based line of byte offset `pos`.
+/// The 1-based line of byte offset `pos`, as go-yaml counts lines.
 fn line_of(text: &str, pos: u32) -> u32 {
-    text.as_bytes()[..pos as usize]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count() as u32
-        + 1
+    crate::tree::Source::new(&text.as_bytes()[..pos as usize])
+        .locate_chars(pos)
+        .line
 }
 
 fn count(n: &Node) -> usize {
