@@ -566,9 +566,9 @@ fn as_written(root: &Node, path: &JsonPath) -> Option<JsonPath> {
 
 /// The paths of the aliases (outermost ones) in the document: upstream sees an alias as a
 /// leaf and cannot look inside.
-fn alias_paths(root: &Node, aliases: &[u32]) -> Vec<JsonPath> {
-    fn walk(n: &Node, at: &JsonPath, aliases: &[u32], out: &mut Vec<JsonPath>) {
-        if aliases.contains(&n.start) {
+fn alias_paths(root: &Node, aliases: &[(u32, u32)]) -> Vec<JsonPath> {
+    fn walk(n: &Node, at: &JsonPath, aliases: &[(u32, u32)], out: &mut Vec<JsonPath>) {
+        if aliases.contains(&(n.start, n.end)) {
             out.push(at.clone());
             return;
         }

@@ -74,8 +74,9 @@ pub struct Document {
     pub root: Node,
     /// Byte offsets of `<<` merge keys that were applied.
     pub merge_keys: Vec<u32>,
-    /// Byte offsets of aliases (`*name`): the nodes there are copies of their anchors.
-    pub aliases: Vec<u32>,
+    /// Where aliases (`*name`) start and end: the nodes there are copies of their anchors.
+    /// (A block mapping whose first key is an alias starts where it does.)
+    pub aliases: Vec<(u32, u32)>,
     /// The byte offset of each alias's anchored node, by the alias's: go-yaml names the
     /// anchor's line in errors about the value.
     pub anchor_of: HashMap<u32, u32>,
@@ -228,7 +229,7 @@ struct Builder<'a> {
     nodes: usize,
     root: Option<Node>,
     merge_keys: Vec<u32>,
-    aliases: Vec<u32>,
+    aliases: Vec<(u32, u32)>,
     anchor_of: HashMap<u32, u32>,
     /// With the place of each in go-yaml's order: a mapping's repeated keys come first
     /// (placed at its start), then the errors inside it in document order.
@@ -303,7 +304,7 @@ impl Builder<'_> {
                     {
                         // go-yaml knows the anchor (its node is being read) and refuses the
                         // loop only if it decodes it; the alias stands for nothing here.
-                        self.aliases.push(start);
+                        self.aliases.push((start, end));
                         let node = Node {
                             value: Value::Null,
                             start,
@@ -328,7 +329,7 @@ impl Builder<'_> {
                 // The alias stands where it is written.
                 node.start = start;
                 node.end = end;
-                self.aliases.push(start);
+                self.aliases.push((start, end));
                 self.complete(node, None, ev.start);
             }
             EventKind::SequenceStart { anchor, tag, .. }
@@ -448,6 +449,12 @@ impl Builder<'_> {
                             self.forget(node.start, node.end);
                             let message = format!("cannot unmarshal {kind} into string");
                             self.key_error(mark, message, false);
+                            // go-yaml names the line of an alias's anchor.
+                            if let Some(&anchor) = self.anchor_of.get(&node.start)
+                                && let Some((_, e)) = self.key_errors.last_mut()
+                            {
+                                e.line = line_of(text, anchor);
+                            }
                         }
                     }
                 }
