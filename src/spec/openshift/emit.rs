@@ -386,16 +386,11 @@ fn analyze(value: &[u8]) -> Analysis {
 /// Whether go-yaml would read `s` back as a string if written plain (its `resolve` gives
 /// `!!str` and it is neither a base-60 float nor a YAML 1.1 boolean).
 fn plain_reads_as_string(s: &str) -> bool {
-    use crate::yaml::resolve::{Resolved, resolve};
-    match s {
-        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "n" | "N" | "no" | "No" | "NO"
-        | "off" | "Off" | "OFF" | "<<" => return false,
-        _ => {}
-    }
-    if s.is_empty() {
+    use crate::yaml::resolve::{Resolved, is_timestamp, resolve, yaml_1_1_bool};
+    if s.is_empty() || s == "<<" || yaml_1_1_bool(s).is_some() {
         return false;
     }
-    if base60_float(s) || timestamp(s) {
+    if base60_float(s) || is_timestamp(s) {
         return false;
     }
     matches!(resolve(s), Resolved::Str)
@@ -440,100 +435,6 @@ fn base60_float(s: &str) -> bool {
         }
     }
     i == b.len()
-}
-
-/// go-yaml's timestamps: `YYYY-M-D`, optionally with a time (`T`, `t` or a space, then
-/// `h:m:s[.frac]`, with a zone `Z` or `±hh:mm` after `T`/`t`).
-fn timestamp(s: &str) -> bool {
-    fn num(b: &[u8], i: &mut usize, min: usize, max: usize) -> Option<u32> {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() && *i - start < max {
-            *i += 1;
-        }
-        if *i - start < min {
-            return None;
-        }
-        std::str::from_utf8(&b[start..*i]).ok()?.parse().ok()
-    }
-    let b = s.as_bytes();
-    let mut i = 0;
-    let Some(year) = num(b, &mut i, 4, 4) else {
-        return false;
-    };
-    if b.get(i) != Some(&b'-') {
-        return false;
-    }
-    i += 1;
-    let Some(month) = num(b, &mut i, 1, 2) else {
-        return false;
-    };
-    if b.get(i) != Some(&b'-') {
-        return false;
-    }
-    i += 1;
-    let Some(day) = num(b, &mut i, 1, 2) else {
-        return false;
-    };
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    if day < 1 || day > days {
-        return false;
-    }
-    if i == b.len() {
-        return true;
-    }
-    let sep = b[i];
-    if !matches!(sep, b'T' | b't' | b' ') {
-        return false;
-    }
-    i += 1;
-    let (Some(h), true) = (num(b, &mut i, 1, 2), b.get(i) == Some(&b':')) else {
-        return false;
-    };
-    i += 1;
-    let (Some(m), true) = (num(b, &mut i, 1, 2), b.get(i) == Some(&b':')) else {
-        return false;
-    };
-    i += 1;
-    let Some(sec) = num(b, &mut i, 1, 2) else {
-        return false;
-    };
-    if h > 23 || m > 59 || sec > 59 {
-        return false;
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start || i - start > 9 {
-            return false;
-        }
-    }
-    if sep == b' ' {
-        return i == b.len();
-    }
-    match b.get(i) {
-        Some(b'Z') => i + 1 == b.len(),
-        Some(b'+' | b'-') => {
-            i += 1;
-            let hh = num(b, &mut i, 2, 2);
-            if b.get(i) != Some(&b':') {
-                return false;
-            }
-            i += 1;
-            let mm = num(b, &mut i, 2, 2);
-            hh.is_some_and(|h| h <= 24) && mm.is_some_and(|m| m <= 59) && i == b.len()
-        }
-        _ => false,
-    }
 }
 
 struct Emitter {
