@@ -104,17 +104,29 @@ pub fn from_tree<T: DeserializeOwned>(
     from_tagged_tree(node, gate, flavor, None)
 }
 
-/// [`from_tree`] for a YAML tree whose scalars may carry tags (see [`TagNote`]).
+/// What go-yaml's decoding of a YAML tree meets beside the tree (see `yaml::Document`).
+#[derive(Clone, Copy)]
+pub struct YamlNotes<'a> {
+    pub tags: &'a HashMap<u32, TagNote>,
+    /// Where the mappings start whose `<<` value go-yaml refuses.
+    pub bad_merges: &'a [u32],
+}
+
+/// The words go-yaml stops with at a `<<` it cannot merge.
+pub const BAD_MERGE: &str = "map merge requires map or sequence of maps as the value";
+
+/// [`from_tree`] for a YAML tree with what its decoding meets beside it.
 pub fn from_tagged_tree<T: DeserializeOwned>(
     node: &Node,
     gate: KeyGate<'_>,
     flavor: Flavor,
-    tags: Option<&HashMap<u32, TagNote>>,
+    notes: Option<YamlNotes<'_>>,
 ) -> Result<(T, Vec<Unused>), DeError> {
     let state = State {
         gate,
         flavor,
-        tags: tags.filter(|t| !t.is_empty()),
+        tags: notes.map(|n| n.tags).filter(|t| !t.is_empty()),
+        bad_merges: notes.map_or(&[], |n| n.bad_merges),
         unused: RefCell::new(Vec::new()),
         first: RefCell::new(None),
         all: RefCell::new(Vec::new()),
@@ -153,6 +165,7 @@ struct State<'g> {
     flavor: Flavor,
     /// The YAML scalars whose tags matter, by offset.
     tags: Option<&'g HashMap<u32, TagNote>>,
+    bad_merges: &'g [u32],
     unused: RefCell<Vec<Unused>>,
     /// The first type mismatch in the document (JSON): Go's decoder notes it, leaves the
     /// value as it was and reads on.
@@ -688,12 +701,17 @@ impl<'de> NodeDe<'_, '_, '_> {
                 _ => self.fail(o, "object")?,
             }
         }
+        // go-yaml merges (or refuses to) once the mapping's own keys are decoded.
+        let merge_refused = (self.node.is_container()
+            && self.st.bad_merges.contains(&self.node.start))
+        .then(|| (self.node.start, self.path.to_json_path()));
         let mut access = Map {
             entries,
             fields: Vec::new(),
             marks: Vec::new(),
             next: 0,
             ty,
+            merge_refused,
             st: self.st,
         };
         access.index();
@@ -804,6 +822,8 @@ struct Map<'a, 'p, 'g> {
     next: usize,
     /// The struct's name and its fields' names, when reading a struct.
     ty: Option<(&'static str, &'static [&'static str])>,
+    /// Where the mapping is, if go-yaml refuses its `<<` value after its keys.
+    merge_refused: Option<(u32, JsonPath)>,
     st: &'a State<'g>,
 }
 
@@ -926,6 +946,9 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
             }
             let de: de::value::StrDeserializer<'_, DeError> = field.into_deserializer();
             return seed.deserialize(de).map(Some);
+        }
+        if let Some((at, path)) = self.merge_refused.take() {
+            return Err(refusal(at, path, BAD_MERGE));
         }
         Ok(None)
     }

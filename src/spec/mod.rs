@@ -279,6 +279,7 @@ struct Read {
     aliases: Vec<JsonPath>,
     key_errors: Vec<yaml::KeyError>,
     tags: std::collections::HashMap<u32, yaml::TagNote>,
+    bad_merges: Vec<u32>,
     /// Where each alias's anchored node starts, by the alias's offset.
     anchor_of: std::collections::HashMap<u32, u32>,
     spec: &'static Variant,
@@ -340,7 +341,7 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
     // The first decoding stops at a tag it refuses: on a key at the top, on the variant
     // or version, or on the document itself.
     let refused = |at: u32| match tags.get(&at) {
-        Some(yaml::TagNote::Refused(m)) => Some((at, m)),
+        Some(yaml::TagNote::Refused(m)) => Some((at, m.as_str())),
         _ => None,
     };
     let first_refused = match &root.value {
@@ -354,8 +355,13 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
         Value::Array(_) => None,
         _ => refused(root.start),
     };
+    // Then it merges the top mapping's `<<`, if it can.
+    let first_refused = first_refused.or_else(|| {
+        (root.is_container() && doc.bad_merges.contains(&root.start))
+            .then_some((root.start, de::BAD_MERGE))
+    });
     if let Some((at, m)) = first_refused {
-        let located = Diagnostic::error(None, Some(src.locate_chars(at)), m.clone());
+        let located = Diagnostic::error(None, Some(src.locate_chars(at)), m.to_string());
         return Err(Outcome::failed(
             format!("Error unmarshaling yaml: yaml: {m}"),
             vec![located],
@@ -430,6 +436,7 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
             aliases,
             key_errors,
             tags,
+            bad_merges: doc.bad_merges,
             anchor_of: doc.anchor_of,
             spec,
         }),
@@ -683,6 +690,7 @@ fn translate_read(
         aliases,
         key_errors,
         tags,
+        bad_merges,
         anchor_of,
         spec,
     } = match read {
@@ -702,8 +710,12 @@ fn translate_read(
     // finds what it reports in the document as written: the list indices shift.
     let compacted = without_null_items(&root);
     let decoded = compacted.as_ref().unwrap_or(&root);
+    let notes = de::YamlNotes {
+        tags: &tags,
+        bad_merges: &bad_merges,
+    };
     let (config, unused) =
-        match de::from_tagged_tree::<bu::Config>(decoded, &gate, Flavor::Yaml, Some(&tags)) {
+        match de::from_tagged_tree::<bu::Config>(decoded, &gate, Flavor::Yaml, Some(notes)) {
             Ok(v) => v,
             // go-yaml stopped at a tag it refuses: that alone is reported.
             Err(e) if e.fatal => {

@@ -86,6 +86,10 @@ pub struct Document {
     pub key_errors: Vec<KeyError>,
     /// Scalars (and keys) with a tag that matters, by the byte offset where they start.
     pub tags: HashMap<u32, TagNote>,
+    /// Where the mappings start whose `<<` value go-yaml refuses to merge (a scalar, an
+    /// alias of a sequence, a sequence with an item that is not a mapping): it stops
+    /// decoding there once their other keys are decoded.
+    pub bad_merges: Vec<u32>,
 }
 
 /// Reads the first YAML document of `text`.
@@ -112,6 +116,7 @@ pub fn parse_watching(
         anchor_of: HashMap::new(),
         key_errors: Vec::new(),
         tags: HashMap::new(),
+        bad_merges: Vec::new(),
     };
     let mut parser = Parser::new(text);
     loop {
@@ -151,6 +156,7 @@ pub fn parse_watching(
         anchor_of: b.anchor_of,
         key_errors: b.key_errors.into_iter().map(|(_, e)| e).collect(),
         tags: b.tags,
+        bad_merges: b.bad_merges,
     })
 }
 
@@ -218,6 +224,9 @@ struct Open {
     repeats: usize,
     /// For mappings: keys that came from a `<<` merge, which explicit keys override.
     merged: Vec<String>,
+    /// For mappings: the key waiting for its value is a merge key (a plain `<<`, or one
+    /// tagged `!!merge`; a quoted one is an ordinary key).
+    key_merge: bool,
 }
 
 struct Builder<'a> {
@@ -235,6 +244,7 @@ struct Builder<'a> {
     /// (placed at its start), then the errors inside it in document order.
     key_errors: Vec<((usize, usize, usize), KeyError)>,
     tags: HashMap<u32, TagNote>,
+    bad_merges: Vec<u32>,
 }
 
 /// The 1-based line of byte offset `pos`, as go-yaml counts lines.
@@ -365,6 +375,7 @@ impl Builder<'_> {
                     anchor,
                     key: None,
                     merged: Vec::new(),
+                    key_merge: false,
                     repeats: 0,
                     mark: ev.start,
                 });
@@ -435,6 +446,11 @@ impl Builder<'_> {
             Value::Array(items) => items.push(node),
             Value::Object(entries) => match parent.key.take() {
                 None => {
+                    parent.key_merge = match &node.value {
+                        Value::Plain(k) => k == "<<",
+                        _ => matches!(self.tags.get(&node.start),
+                            Some(TagNote::Named { tag, text, .. }) if tag == "!!merge" && text == "<<"),
+                    };
                     let kind = match node.value {
                         Value::String(s) | Value::Plain(s) => Ok(s),
                         Value::Array(_) => Err("!!seq"),
@@ -467,10 +483,14 @@ impl Builder<'_> {
                         (self.watch.1)(v);
                     }
                     let key_start = key_mark.pos as u32;
-                    if key == "<<" {
+                    // A second `<<` is a repeated key (go-yaml compares keys by text).
+                    if parent.key_merge && !entries.iter().any(|e| e.key == key) {
                         // Merged, and kept so that the key is reported: it is not part of
                         // the Butane spec.
                         self.merge_keys.push(key_start);
+                        if !mergeable(&node, &self.aliases) {
+                            self.bad_merges.push(parent.node.start);
+                        }
                         parent.merged.extend(merge_into(entries, &node));
                         entries.push(Entry {
                             key,
@@ -500,6 +520,19 @@ impl Builder<'_> {
             },
             _ => unreachable!("only collections are open"),
         }
+    }
+}
+
+/// Whether go-yaml merges `node` as the value of a `<<` key: a mapping (or an alias of one),
+/// or a sequence written out whose items are mappings (or aliases of mappings).
+fn mergeable(node: &Node, aliases: &[(u32, u32)]) -> bool {
+    match &node.value {
+        Value::Object(_) => true,
+        Value::Array(items) => {
+            !aliases.contains(&(node.start, node.end))
+                && items.iter().all(|i| matches!(i.value, Value::Object(_)))
+        }
+        _ => false,
     }
 }
 
