@@ -270,13 +270,12 @@ fn forgotten(v: &serde_json::Value, key: &str) -> bool {
     }
 }
 
-/// A read document: its tree, the paths of its aliases, the mapping keys go-yaml refuses
-/// if it decodes them (below the top), its variant.
 /// A document read, with what go-yaml's decoding of it will meet.
 struct Read {
     root: Node,
     /// The paths of its aliases.
     aliases: Vec<JsonPath>,
+    /// The mapping keys go-yaml refuses if it decodes them (below the top).
     key_errors: Vec<yaml::KeyError>,
     tags: std::collections::HashMap<u32, yaml::TagNote>,
     bad_merges: Vec<u32>,
@@ -612,7 +611,7 @@ pub fn source_utf8(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, &'static 
     if body.len() % 2 == 1 {
         return Err("incomplete UTF-16 character");
     }
-    let units = body.chunks_exact(2).map(|p| {
+    let mut units = body.chunks_exact(2).map(|p| {
         let pair = [p[0], p[1]];
         if little {
             u16::from_le_bytes(pair)
@@ -621,7 +620,6 @@ pub fn source_utf8(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, &'static 
         }
     });
     let mut text = String::with_capacity(body.len());
-    let mut units = units.peekable();
     while let Some(u) = units.next() {
         let c = match u {
             0xDC00..=0xDFFF => return Err("unexpected low surrogate area"),
