@@ -281,6 +281,8 @@ struct Read {
     bad_merges: Vec<u32>,
     /// Where each alias's anchored node starts, by the alias's offset.
     anchor_of: std::collections::HashMap<u32, u32>,
+    /// Whether the document holds a null anywhere (see `without_null_items` and `nulls`).
+    has_nulls: bool,
     spec: &'static Variant,
 }
 
@@ -437,6 +439,7 @@ fn read(bytes: &[u8], watch: &mut dyn FnMut(&str)) -> Result<Read, Outcome> {
             tags,
             bad_merges: doc.bad_merges,
             anchor_of: doc.anchor_of,
+            has_nulls: doc.has_nulls,
             spec,
         }),
         None => Err(Outcome::failed(
@@ -690,6 +693,7 @@ fn translate_read(
         tags,
         bad_merges,
         anchor_of,
+        has_nulls,
         spec,
     } = match read {
         Ok(r) => r,
@@ -706,7 +710,11 @@ fn translate_read(
     let gate = |ty: &'static str, key: &str| spec.has_key(ty, key);
     // go-yaml leaves out null list items (every Butane list holds structs or strings), but
     // finds what it reports in the document as written: the list indices shift.
-    let compacted = without_null_items(&root);
+    let compacted = if has_nulls {
+        without_null_items(&root)
+    } else {
+        None
+    };
     let decoded = compacted.as_ref().unwrap_or(&root);
     let notes = de::YamlNotes {
         tags: &tags,
@@ -856,7 +864,8 @@ fn translate_read(
         }
     }
     // A null where a struct belongs: upstream's position tracking expected a mapping.
-    for (path, node) in nulls(&root) {
+    let nulls = if has_nulls { nulls(&root) } else { Vec::new() };
+    for (path, node) in nulls {
         if let Some(Seg::Index(i)) = path.segs().last() {
             // A null list item: upstream's walk pairs the items as written with the list
             // decoded without them, so it meets the nulls among the first items only.

@@ -90,6 +90,9 @@ pub struct Document {
     /// alias of a sequence, a sequence with an item that is not a mapping): it stops
     /// decoding there once their other keys are decoded.
     pub bad_merges: Vec<u32>,
+    /// Whether any null was read (aliases and merges only copy what was): without one,
+    /// the walks over the tree looking for nulls have nothing to find.
+    pub has_nulls: bool,
 }
 
 /// Reads the first YAML document of `text`.
@@ -117,6 +120,7 @@ pub fn parse_watching(
         key_errors: Vec::new(),
         tags: HashMap::new(),
         bad_merges: Vec::new(),
+        has_nulls: false,
     };
     let mut parser = Parser::new(text);
     loop {
@@ -149,6 +153,7 @@ pub fn parse_watching(
         start: 0,
         end: 0,
     });
+    let has_nulls = b.has_nulls || is_null(&root);
     Ok(Document {
         root,
         merge_keys: b.merge_keys,
@@ -157,6 +162,7 @@ pub fn parse_watching(
         key_errors: b.key_errors.into_iter().map(|(_, e)| e).collect(),
         tags: b.tags,
         bad_merges: b.bad_merges,
+        has_nulls,
     })
 }
 
@@ -245,6 +251,7 @@ struct Builder<'a> {
     key_errors: Vec<((usize, usize, usize), KeyError)>,
     tags: HashMap<u32, TagNote>,
     bad_merges: Vec<u32>,
+    has_nulls: bool,
 }
 
 /// The 1-based line of byte offset `pos`, as go-yaml counts lines.
@@ -303,6 +310,7 @@ impl Builder<'_> {
                     self.tags.insert(start, note);
                 }
                 let node = Node { value, start, end };
+                self.has_nulls |= is_null(&node);
                 self.complete(node, anchor, ev.start);
             }
             EventKind::Alias(name) => {
@@ -315,6 +323,7 @@ impl Builder<'_> {
                         // go-yaml knows the anchor (its node is being read) and refuses the
                         // loop only if it decodes it; the alias stands for nothing here.
                         self.aliases.push((start, end));
+                        self.has_nulls = true;
                         let node = Node {
                             value: Value::Null,
                             start,
@@ -660,6 +669,34 @@ mod tests {
 
     fn root(s: &str) -> Node {
         parse(s).unwrap().root
+    }
+
+    #[test]
+    fn notes_whether_any_null_was_read() {
+        let nulls = |s: &str| parse(s).unwrap().has_nulls;
+        for with in [
+            "a:\n",
+            "a: ~\n",
+            "a: NULL\n",
+            "a: [x, null]\n",
+            "a: !!null ''\n",
+            "",
+            "- a: &x\n- b: *x\n",
+            "a: {b: }\n",
+            "a: &a [*a]\n",
+            "? x\n",
+        ] {
+            assert!(nulls(with), "{with:?}");
+        }
+        for without in [
+            "a: 1\n",
+            "a: 'null'\n",
+            "a: [x, \"~\"]\n",
+            "a: |\n  null\n",
+            "a: {}\n",
+        ] {
+            assert!(!nulls(without), "{without:?}");
+        }
     }
 
     #[test]
