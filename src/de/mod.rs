@@ -689,7 +689,7 @@ impl<'de> NodeDe<'_, '_, '_> {
         self.refused()?;
         // Go decodes a repeated object into the struct the earlier ones filled: their
         // keys are read in turn, as one object's.
-        let mut entries = Vec::new();
+        let mut entries = Small::new();
         for o in self.occs() {
             match &o.node.value {
                 Value::Object(es) => entries.extend(es.iter().map(|e| Keyed {
@@ -707,8 +707,8 @@ impl<'de> NodeDe<'_, '_, '_> {
         .then(|| (self.node.start, self.path.to_json_path()));
         let mut access = Map {
             entries,
-            fields: Vec::new(),
-            marks: Vec::new(),
+            fields: Small::new(),
+            marks: Small::new(),
             next: 0,
             ty,
             merge_refused,
@@ -813,12 +813,16 @@ struct Marks {
     last_reported_of_key: bool,
 }
 
+/// The lists kept for each object decoded: most objects have a few keys, and allocating
+/// three lists for each showed in the profile of a large document.
+type Small<T> = smallvec::SmallVec<[T; 8]>;
+
 struct Map<'a, 'p, 'g> {
-    entries: Vec<Keyed<'a, 'p>>,
+    entries: Small<Keyed<'a, 'p>>,
     /// The field each entry fills.
-    fields: Vec<&'a str>,
+    fields: Small<&'a str>,
     /// What each entry is among the entries of its field and of its key text.
-    marks: Vec<Marks>,
+    marks: Small<Marks>,
     next: usize,
     /// The struct's name and its fields' names, when reading a struct.
     ty: Option<(&'static str, &'static [&'static str])>,
@@ -837,7 +841,7 @@ impl<'a> Map<'a, '_, '_> {
             .map(|k| self.field_for(&k.entry.key))
             .collect();
         let n = self.entries.len();
-        let mut marks: Vec<Marks> = (self.entries.iter())
+        let mut marks: Small<Marks> = (self.entries.iter())
             .map(|k| Marks {
                 first_of_field: true,
                 last_of_field: true,

@@ -12,13 +12,15 @@ pub fn parse_url(s: &str) -> Result<UrlParts<'_>, &'static str> {
     const BAD: &str = "unable to parse url";
     // Go cuts the fragment off first: what follows the first `#` is only unescaped (it may
     // even hold control characters), and plays no part in finding the scheme.
-    let (s, fragment) = s.split_once('#').unwrap_or((s, ""));
+    // (The searches are memchr's: a data URL is the whole of a file, and is parsed once
+    // when validated.)
+    let (s, fragment) = split_at_byte(s, b'#');
     check_escapes(fragment)?;
-    if crate::bytes::any_byte(s.as_bytes(), |b| b < 0x20 || b == 0x7f) {
+    if crate::bytes::any_byte(s.as_bytes(), |b| (b < 0x20) | (b == 0x7f)) {
         return Err(BAD);
     }
     let (scheme, rest) = split_scheme(s)?;
-    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let (rest, query) = split_at_byte(rest, b'?');
     if !rest.starts_with('/') {
         if !scheme.is_empty() {
             // Opaque ("data:,..." or "arn:..."): Go leaves it unescaped and so unchecked.
@@ -59,6 +61,14 @@ pub fn parse_url(s: &str) -> Result<UrlParts<'_>, &'static str> {
         opaque_or_path: rest,
         query,
     })
+}
+
+/// `s` before and after the first `b` (an ASCII byte), or all of `s` and nothing.
+fn split_at_byte(s: &str, b: u8) -> (&str, &str) {
+    match memchr::memchr(b, s.as_bytes()) {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, ""),
+    }
 }
 
 /// Go's `getScheme`: letters, then letters, digits, `+`, `-` or `.` up to a colon make a
