@@ -998,13 +998,18 @@ fn translate_read(
     // The generated config, by the rules of its Ignition version.
     // The output is rendered meanwhile (the MachineConfig only once the config is in it).
     let plain = machine_config.is_none() || opts.raw;
-    let (issues, rendered) = rayon::join(
-        || validate::validate(&legacy::as_validated(&cfg, spec.ignition), spec.ignition),
-        || {
-            (opts.render.filter(|_| plain))
-                .map(|pretty| (pretty, legacy::to_json(&cfg, spec.ignition, pretty)))
-        },
-    );
+    let validated =
+        || validate::validate(&legacy::as_validated(&cfg, spec.ignition), spec.ignition);
+    let render = || {
+        (opts.render.filter(|_| plain))
+            .map(|pretty| (pretty, legacy::to_json(&cfg, spec.ignition, pretty)))
+    };
+    // Handing work to the thread pool costs a wake-up: worth it for a large config only.
+    let (issues, rendered) = if cfg.storage.files.len() >= validate::PARALLEL_FROM {
+        rayon::join(validated, render)
+    } else {
+        (validated(), render())
+    };
     let mut issues = flatcar::allow_oem(spec, issues, &cfg);
     // Butane checks for duplicates before everything else, the MachineConfig's own lists
     // first.

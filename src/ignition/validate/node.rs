@@ -69,33 +69,33 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
     }
     // Files are checked on every core (a config may embed thousands, each URL read through);
     // their findings are reported in the order of the files whatever the thread count.
-    let per_file: Vec<Vec<super::Issue>> = s
-        .files
-        .par_iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let mut c = Checker {
-                version: c.version,
-                options: c.options,
-                issues: Vec::new(),
-            };
-            let p = files.index(i);
-            check_node_path(&mut c, &f.node(), &p);
-            check_mode(&mut c, f.mode, &p);
-            if f.overwrite == Some(true) && f.contents.source.is_none() {
-                c.error(
-                    p.key("overwrite"),
-                    "overwrite must be false if source is unspecified",
-                );
-            }
-            check_owner(&mut c, &f.node(), &p);
-            for (j, a) in f.append.iter().enumerate() {
-                resource::check(&mut c, a, &p.key("append").index(j));
-            }
-            resource::check(&mut c, &f.contents, &p.key("contents"));
-            c.issues
-        })
-        .collect();
+    let one = |(i, f): (usize, &crate::ignition::types::File)| {
+        let mut c = Checker {
+            version: c.version,
+            options: c.options,
+            issues: Vec::new(),
+        };
+        let p = files.index(i);
+        check_node_path(&mut c, &f.node(), &p);
+        check_mode(&mut c, f.mode, &p);
+        if f.overwrite == Some(true) && f.contents.source.is_none() {
+            c.error(
+                p.key("overwrite"),
+                "overwrite must be false if source is unspecified",
+            );
+        }
+        check_owner(&mut c, &f.node(), &p);
+        for (j, a) in f.append.iter().enumerate() {
+            resource::check(&mut c, a, &p.key("append").index(j));
+        }
+        resource::check(&mut c, &f.contents, &p.key("contents"));
+        c.issues
+    };
+    let per_file: Vec<Vec<super::Issue>> = if s.files.len() >= super::PARALLEL_FROM {
+        s.files.par_iter().enumerate().map(one).collect()
+    } else {
+        s.files.iter().enumerate().map(one).collect()
+    };
     c.issues.extend(per_file.into_iter().flatten());
     for (i, l) in s.links.iter().enumerate() {
         let p = links.index(i);

@@ -393,34 +393,36 @@ impl Translator<'_> {
     /// of the findings, does not depend on the number of threads.
     fn files(&mut self, src: &[bu::File], at: &JsonPath) -> Vec<ig::File> {
         let set = self.set;
+        let one = |(i, f): (usize, &bu::File)| {
+            let mut sub = Translator {
+                set,
+                issues: Vec::new(),
+                map: PathMap::default(),
+            };
+            let p = at.index(i);
+            let file = ig::File {
+                group: group(&f.group),
+                overwrite: f.overwrite,
+                path: f.path.clone(),
+                user: user(&f.user),
+                append: f
+                    .append
+                    .iter()
+                    .enumerate()
+                    .map(|(j, a)| sub.resource(a, &p.key("append").index(j)))
+                    .collect(),
+                contents: sub.resource(&f.contents, &p.key("contents")),
+                mode: f.mode,
+            };
+            (file, sub.issues)
+        };
         // Unzipped in place: a second pass moving every file into a new list showed.
-        let (out, issues): (Vec<ig::File>, Vec<Vec<Issue>>) = src
-            .par_iter()
-            .enumerate()
-            .map(|(i, f)| {
-                let mut sub = Translator {
-                    set,
-                    issues: Vec::new(),
-                    map: PathMap::default(),
-                };
-                let p = at.index(i);
-                let file = ig::File {
-                    group: group(&f.group),
-                    overwrite: f.overwrite,
-                    path: f.path.clone(),
-                    user: user(&f.user),
-                    append: f
-                        .append
-                        .iter()
-                        .enumerate()
-                        .map(|(j, a)| sub.resource(a, &p.key("append").index(j)))
-                        .collect(),
-                    contents: sub.resource(&f.contents, &p.key("contents")),
-                    mode: f.mode,
-                };
-                (file, sub.issues)
-            })
-            .unzip();
+        let (out, issues): (Vec<ig::File>, Vec<Vec<Issue>>) =
+            if src.len() >= crate::ignition::validate::PARALLEL_FROM {
+                src.par_iter().enumerate().map(one).unzip()
+            } else {
+                src.iter().enumerate().map(one).unzip()
+            };
         self.issues.extend(issues.into_iter().flatten());
         out
     }

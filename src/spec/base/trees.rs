@@ -167,22 +167,25 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
         // its compression); place them in walk order below.
         let files_now = &cfg.storage.files;
         let set = t.set;
-        let encoded: Vec<Option<Result<Encoded, String>>> = found
-            .par_iter()
-            .map(|f| match f {
-                Found::File { source, path, .. } => Some(
-                    std::fs::read(source)
-                        .map_err(|e| go_io_error("open", source, &e))
-                        .map(|data| {
-                            let user = file_index
-                                .get(path)
-                                .and_then(|&k| files_now[k].contents.compression.as_deref());
-                            set.data_url(&data, user)
-                        }),
-                ),
-                Found::Link { .. } | Found::Dir { .. } => None,
-            })
-            .collect();
+        let encode = |f: &Found| match f {
+            Found::File { source, path, .. } => Some(
+                std::fs::read(source)
+                    .map_err(|e| go_io_error("open", source, &e))
+                    .map(|data| {
+                        let user = file_index
+                            .get(path)
+                            .and_then(|&k| files_now[k].contents.compression.as_deref());
+                        set.data_url(&data, user)
+                    }),
+            ),
+            Found::Link { .. } | Found::Dir { .. } => None,
+        };
+        let encoded: Vec<Option<Result<Encoded, String>>> =
+            if found.len() >= crate::ignition::validate::PARALLEL_FROM {
+                found.par_iter().map(encode).collect()
+            } else {
+                found.iter().map(encode).collect()
+            };
         let mut dirs: std::collections::HashSet<String> = cfg
             .storage
             .directories
