@@ -251,3 +251,31 @@ fn file_errors_worded_as_upstream() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A config larger than a pipe's default 64 KiB, written into a pipe (which `butane` widens
+/// first) and into a file: the same bytes, whole.
+#[test]
+fn a_large_config_reads_the_same_from_a_pipe_and_from_a_file() {
+    use std::fmt::Write as _;
+    let dir = common::TempDir::new("cli-butane-pipe");
+    let mut doc = String::from("variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n");
+    for i in 0..1000 {
+        let _ = write!(
+            doc,
+            "    - path: /etc/f{i}\n      contents:\n        inline: \"{}\"\n",
+            format!(
+                "line {i} of a file that does not compress well {} ",
+                i * 7919
+            )
+            .repeat(5)
+        );
+    }
+    std::fs::write(dir.join("in.bu"), &doc).unwrap();
+    let piped = common::run_in(&dir, &butane(), &["--strict", "in.bu"]);
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(piped.stdout.len() > 128 << 10, "{}", piped.stdout.len());
+    let out = common::run_in(&dir, &butane(), &["--strict", "-o", "out.ign", "in.bu"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read(dir.join("out.ign")).unwrap(), piped.stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

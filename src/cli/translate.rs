@@ -173,6 +173,7 @@ pub fn run(args: &TranslateArgs) -> i32 {
         },
         None => {
             let mut out = std::io::stdout().lock();
+            widen_pipe(&out, json.len());
             (out.write_all(&json).and_then(|_| out.flush())).map_err(|e| ("/dev/stdout".into(), e))
         }
     };
@@ -185,4 +186,23 @@ pub fn run(args: &TranslateArgs) -> i32 {
     // only delay that.
     std::mem::forget((outcome, json));
     0
+}
+
+/// Lets a pipe on `out` hold up to `len` bytes (to 1 MiB, what any user may ask): a large
+/// config written into a 64 KiB pipe waits for the reader at every 64 KiB. Anything else
+/// than a pipe, or a refusal, leaves it as it is.
+fn widen_pipe(out: &impl std::os::fd::AsRawFd, len: usize) {
+    const DEFAULT: usize = 64 << 10;
+    const MOST: usize = 1 << 20;
+    if len <= DEFAULT {
+        return;
+    }
+    let fd = out.as_raw_fd();
+    // SAFETY: fstat and fcntl on a descriptor the process holds, with a valid out-pointer.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFIFO {
+            libc::fcntl(fd, libc::F_SETPIPE_SZ, len.min(MOST) as libc::c_int);
+        }
+    }
 }
