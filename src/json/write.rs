@@ -74,6 +74,22 @@ impl Writer {
         self.depth += 1;
     }
 
+    /// Starts an array or object (`[` or `{`); inside `{"variant": …}` for a variant.
+    fn begin(&mut self, bracket: u8, variant: Option<&str>) -> Compound<'_> {
+        if let Some(name) = variant {
+            self.open(b'{');
+            self.item(true);
+            self.string(name);
+            self.colon();
+        }
+        self.open(bracket);
+        Compound {
+            w: self,
+            first: true,
+            variant: variant.is_some(),
+        }
+    }
+
     /// Before an array item or an object key: a comma after the first, and the indent.
     fn item(&mut self, first: bool) {
         if !first {
@@ -311,12 +327,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         map.close(b'}')
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
-        self.open(b'[');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: false,
-        })
+        Ok(self.begin(b'[', None))
     }
     fn serialize_tuple(self, len: usize) -> Result<Compound<'a>, Error> {
         self.serialize_seq(Some(len))
@@ -335,24 +346,10 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a>, Error> {
-        self.open(b'{');
-        self.item(true);
-        self.string(variant);
-        self.colon();
-        self.open(b'[');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: true,
-        })
+        Ok(self.begin(b'[', Some(variant)))
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
-        self.open(b'{');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: false,
-        })
+        Ok(self.begin(b'{', None))
     }
     fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>, Error> {
         self.serialize_map(Some(len))
@@ -364,16 +361,7 @@ impl<'a> ser::Serializer for &'a mut Writer {
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a>, Error> {
-        self.open(b'{');
-        self.item(true);
-        self.string(variant);
-        self.colon();
-        self.open(b'{');
-        Ok(Compound {
-            w: self,
-            first: true,
-            variant: true,
-        })
+        Ok(self.begin(b'{', Some(variant)))
     }
 }
 
@@ -764,6 +752,65 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn enums_and_odd_shapes_write_as_before() {
+        #[derive(serde::Serialize)]
+        enum E {
+            Unit,
+            New(u8),
+            Tuple(i32, String),
+            Struct { a: bool, b: Vec<u8> },
+            EmptyTuple(),
+            EmptyStruct {},
+        }
+        #[derive(serde::Serialize)]
+        struct Unit;
+        #[derive(serde::Serialize)]
+        struct Pair(u8, char);
+        let mut keys = std::collections::BTreeMap::new();
+        keys.insert(3u32, "three");
+        keys.insert(10, "<ten>");
+        let value = (
+            vec![
+                E::Unit,
+                E::New(7),
+                E::Tuple(-1, "x&y".into()),
+                E::Struct { a: true, b: vec![] },
+                E::Struct {
+                    a: false,
+                    b: vec![1, 2],
+                },
+                E::EmptyTuple(),
+                E::EmptyStruct {},
+            ],
+            (
+                Unit,
+                Pair(0, '\u{2028}'),
+                (),
+                Option::<u8>::None,
+                Some(1.5f32),
+            ),
+            (keys, serde_bytes_like(), i128::MIN, u128::MAX, f64::NAN),
+        );
+        for pretty in [false, true] {
+            assert_eq!(
+                String::from_utf8(to_vec(&value, pretty)).unwrap(),
+                String::from_utf8(before::to_vec(&value, pretty)).unwrap()
+            );
+        }
+    }
+
+    /// Bytes serialized as bytes (an array of numbers in JSON).
+    fn serde_bytes_like() -> impl serde::Serialize {
+        struct B;
+        impl serde::Serialize for B {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(&[0, 255, 60])
+            }
+        }
+        B
     }
 
     #[test]
