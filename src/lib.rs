@@ -9,6 +9,7 @@ pub mod goquote;
 pub mod ignition;
 pub mod json;
 pub mod migrate;
+pub mod par;
 pub mod platform;
 pub mod provision;
 pub mod schema;

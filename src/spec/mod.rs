@@ -1004,12 +1004,7 @@ fn translate_read(
         (opts.render.filter(|_| plain))
             .map(|pretty| (pretty, legacy::to_json(&cfg, spec.ignition, pretty)))
     };
-    // Handing work to the thread pool costs a wake-up: worth it for a large config only.
-    let (issues, rendered) = if cfg.storage.files.len() >= validate::PARALLEL_FROM {
-        rayon::join(validated, render)
-    } else {
-        (validated(), render())
-    };
+    let (issues, rendered) = crate::par::join(cfg.storage.files.len(), validated, render);
     let mut issues = flatcar::allow_oem(spec, issues, &cfg);
     // Butane checks for duplicates before everything else, the MachineConfig's own lists
     // first.

@@ -116,11 +116,6 @@ impl Checker {
 
 pub const DUPLICATE: &str = "duplicate entry defined";
 
-/// The number of files from which they are checked (and, in a translation, encoded) on
-/// every core: below, waking the thread pool (and starting it, the first time) costs more
-/// than it saves.
-pub const PARALLEL_FROM: usize = 64;
-
 /// Validates `config` by upstream's rules for spec `version`.
 pub fn validate(config: &Config, version: Version) -> Vec<Issue> {
     validate_with(config, version, Options::UPSTREAM)

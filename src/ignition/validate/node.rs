@@ -6,7 +6,6 @@ use super::{Checker, DUPLICATE, resource};
 use crate::ignition::types::{Config, NodeRef};
 use crate::ignition::version::Version;
 use crate::tree::JsonPath;
-use rayon::prelude::*;
 use std::collections::HashSet;
 
 /// Messages of the storage-wide and config-wide rules, which `in_upstream_order` places.
@@ -91,11 +90,7 @@ pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
         resource::check(&mut c, &f.contents, &p.key("contents"));
         c.issues
     };
-    let per_file: Vec<Vec<super::Issue>> = if s.files.len() >= super::PARALLEL_FROM {
-        s.files.par_iter().enumerate().map(one).collect()
-    } else {
-        s.files.iter().enumerate().map(one).collect()
-    };
+    let per_file: Vec<Vec<super::Issue>> = crate::par::map_indexed(&s.files, one);
     c.issues.extend(per_file.into_iter().flatten());
     for (i, l) in s.links.iter().enumerate() {
         let p = links.index(i);

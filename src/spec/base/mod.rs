@@ -15,7 +15,6 @@ use crate::ignition::{Version, dataurl};
 use crate::spec::pathmap::PathMap;
 use crate::tree::JsonPath;
 use local::FilesDir;
-use rayon::prelude::*;
 use types as bu;
 
 /// A base spec version. Ordered: later versions compare greater.
@@ -417,12 +416,7 @@ impl Translator<'_> {
             (file, sub.issues)
         };
         // Unzipped in place: a second pass moving every file into a new list showed.
-        let (out, issues): (Vec<ig::File>, Vec<Vec<Issue>>) =
-            if src.len() >= crate::ignition::validate::PARALLEL_FROM {
-                src.par_iter().enumerate().map(one).unzip()
-            } else {
-                src.iter().enumerate().map(one).unzip()
-            };
+        let (out, issues): (Vec<ig::File>, Vec<Vec<Issue>>) = crate::par::map_indexed(src, one);
         self.issues.extend(issues.into_iter().flatten());
         out
     }

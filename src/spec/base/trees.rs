@@ -7,7 +7,6 @@ use super::types as bu;
 use super::{Translator, group, user};
 use crate::ignition::types as ig;
 use crate::tree::JsonPath;
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -181,11 +180,7 @@ pub(super) fn apply(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Conf
             Found::Link { .. } | Found::Dir { .. } => None,
         };
         let encoded: Vec<Option<Result<Encoded, String>>> =
-            if found.len() >= crate::ignition::validate::PARALLEL_FROM {
-                found.par_iter().map(encode).collect()
-            } else {
-                found.iter().map(encode).collect()
-            };
+            crate::par::map_indexed(&found, |(_, f)| encode(f));
         let mut dirs: std::collections::HashSet<String> = cfg
             .storage
             .directories
