@@ -380,7 +380,7 @@ pub fn run(
     // Planning: whether what earlier entries would make is a directory, where that is known.
     // A later entry through what is not fails in the run (which resolves its path once they
     // are made), and so does a hard link to what is.
-    let mut made: HashMap<String, bool> = HashMap::new();
+    let mut made: HashMap<String, Made> = HashMap::new();
     let mut actions = Vec::new();
     for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
@@ -459,11 +459,22 @@ pub fn run(
     Ok(actions)
 }
 
-/// Records in `made` whether what `actions` make is a directory, where that is known.
-pub fn note_made(made: &mut HashMap<String, bool>, actions: &[Action], root: &Root) {
+/// Planning: what an earlier entry makes at a path, where that is known.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Made {
+    Dir,
+    /// A symbolic link to a directory: a directory to a path through it, but a link to
+    /// what replaces it (a rename, a hard link: neither follows it).
+    LinkToDir,
+    /// A file, a hard link, or a symbolic link to something other than a directory.
+    Other,
+}
+
+/// Records in `made` what `actions` make, where that is known.
+pub fn note_made(made: &mut HashMap<String, Made>, actions: &[Action], root: &Root) {
     for a in actions {
-        if let Some(dir) = planned_kind(&a.change, &a.path, root, made) {
-            made.insert(a.path.clone(), dir);
+        if let Some(m) = planned_kind(&a.change, &a.path, root, made) {
+            made.insert(a.path.clone(), m);
         }
     }
 }
@@ -473,15 +484,15 @@ pub fn ancestors(p: &str) -> impl Iterator<Item = &str> {
     p.match_indices('/').skip(1).map(move |(at, _)| &p[..at])
 }
 
-/// Whether what `c` makes at inner path `at` is a directory (`None`: not known, or made
-/// elsewhere). A symbolic link is what its target is, where the root or an earlier entry
-/// (`made`) tells.
-fn planned_kind(c: &Change, at: &str, root: &Root, made: &HashMap<String, bool>) -> Option<bool> {
+/// What `c` makes at inner path `at` (`None`: not known, or made elsewhere). A symbolic
+/// link leads to a directory when the root or an earlier entry (`made`) says its target is
+/// one.
+fn planned_kind(c: &Change, at: &str, root: &Root, made: &HashMap<String, Made>) -> Option<Made> {
     match c {
-        c if c.makes_dir() => Some(true),
+        c if c.makes_dir() => Some(Made::Dir),
         Change::WriteFile { .. }
         | Change::Hardlink { .. }
-        | Change::Append { create: true, .. } => Some(false),
+        | Change::Append { create: true, .. } => Some(Made::Other),
         Change::Symlink { target, .. } => {
             let dir = at.rsplit_once('/').map_or("", |(d, _)| d);
             let joined = if target.starts_with('/') {
@@ -490,10 +501,11 @@ fn planned_kind(c: &Change, at: &str, root: &Root, made: &HashMap<String, bool>)
                 format!("{dir}/{target}")
             };
             let r = root.resolve(&joined).ok()?;
-            if made.get(&r.inner) == Some(&false) {
-                return Some(false);
-            }
-            std::fs::metadata(&r.host).ok().map(|m| m.is_dir())
+            let dir = match made.get(&r.inner) {
+                Some(m) => *m != Made::Other,
+                None => std::fs::metadata(&r.host).ok()?.is_dir(),
+            };
+            Some(if dir { Made::LinkToDir } else { Made::Other })
         }
         _ => None,
     }
@@ -667,7 +679,7 @@ fn plan_link(
     root: &Root,
     owners: &Owners,
     planned: &HashSet<String>,
-    made: &HashMap<String, bool>,
+    made: &HashMap<String, Made>,
 ) -> Result<Option<Change>, String> {
     let l = &cfg.storage.links[i];
     let overwrite = l.overwrite == Some(true);
@@ -683,17 +695,31 @@ fn plan_link(
         let tmeta = match std::fs::symlink_metadata(&t.host) {
             Ok(m) => m,
             // Not there yet, but an earlier entry makes it a directory (when planning).
-            Err(_) if made.get(&t.inner) == Some(&true) => {
+            Err(_) if made.get(&t.inner) == Some(&Made::Dir) => {
                 return Err(format!(
                     "hard link target {target} is a directory: the kernel links no directories"
                 ));
             }
             // Not there yet, but an earlier entry creates it (when planning).
-            Err(_) if planned.contains(&t.inner) && matches!(kind, Kind::None) => {
-                return Ok(Some(Change::Hardlink {
-                    target: t.inner,
-                    replace: false,
-                }));
+            Err(_) if planned.contains(&t.inner) => {
+                return match kind {
+                    Kind::None => Ok(Some(Change::Hardlink {
+                        target: t.inner,
+                        replace: false,
+                    })),
+                    _ if overwrite && t.host.starts_with(host) => Err(format!(
+                        "hard link target {target} is removed with what overwrite removes at \
+                         the link's path"
+                    )),
+                    _ if overwrite => Ok(Some(Change::Hardlink {
+                        target: t.inner,
+                        replace: true,
+                    })),
+                    _ => Err(
+                        "something else is at the hard link's path; set overwrite to replace it"
+                            .into(),
+                    ),
+                };
             }
             Err(_) => return Err(format!("hard link target {target} does not exist")),
         };
@@ -900,7 +926,7 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
 fn ensure_file(
     root: &Root,
     planned: &mut HashSet<String>,
-    made: &HashMap<String, bool>,
+    made: &HashMap<String, Made>,
     entry: &JsonPath,
     path: &str,
     data: &[u8],
@@ -908,7 +934,7 @@ fn ensure_file(
     let r = root.resolve(path)?;
     // Upstream renames the new contents into place, which a directory there refuses;
     // nothing under it is removed.
-    no_dir_on_the_way(&r, made)?;
+    no_dir_on_the_way(&r, made, false)?;
     let mut out = parents(planned, entry, &r.missing);
     let current = match observe(&r.host) {
         (Kind::File, Some(m)) => std::fs::read(&r.host)
@@ -936,8 +962,18 @@ fn ensure_file(
 
 /// Refuses a path the units step writes when a directory stands there, or a file on the
 /// way to it: found in the root, or (planning) made by an earlier entry (`made`).
-fn no_dir_on_the_way(r: &Resolved, made: &HashMap<String, bool>) -> Result<(), String> {
-    if matches!(observe(&r.host).0, Kind::Dir) || made.get(&r.inner) == Some(&true) {
+/// `follows`: the write opens the path (an append), so a link to a directory is one; a
+/// rename replaces the link.
+fn no_dir_on_the_way(
+    r: &Resolved,
+    made: &HashMap<String, Made>,
+    follows: bool,
+) -> Result<(), String> {
+    let dir_there = match follows {
+        true => r.host.is_dir() || made.get(&r.inner).is_some_and(|m| *m != Made::Other),
+        false => matches!(observe(&r.host).0, Kind::Dir) || made.get(&r.inner) == Some(&Made::Dir),
+    };
+    if dir_there {
         return Err(format!("{}: a directory is there", r.inner));
     }
     no_file_on_the_way(&r.inner, made)
@@ -945,8 +981,8 @@ fn no_dir_on_the_way(r: &Resolved, made: &HashMap<String, bool>) -> Result<(), S
 
 /// Refuses inner path `inner` when an earlier entry makes something other than a
 /// directory (`made`) on the way to it.
-fn no_file_on_the_way(inner: &str, made: &HashMap<String, bool>) -> Result<(), String> {
-    match ancestors(inner).find(|p| made.get(*p) == Some(&false)) {
+fn no_file_on_the_way(inner: &str, made: &HashMap<String, Made>) -> Result<(), String> {
+    match ancestors(inner).find(|p| made.get(*p) == Some(&Made::Other)) {
         Some(p) => Err(format!("{p} is not a directory")),
         None => Ok(()),
     }
@@ -1025,8 +1061,13 @@ pub fn unit_enabled(root: &Path, unit: &str) -> bool {
 /// Applying, the root shows it. Planning, the unit's contents this config writes are not
 /// there yet (unless a run already wrote them: then systemd is asked, as applying): such a
 /// unit without an `[Install]` section is static (which `is-enabled` counts), one with it
-/// is enabled only by links already in place.
+/// is enabled only by links already in place. A unit the config masks is masked by then
+/// (`is-enabled` says so, which is not enabled).
 fn counts_enabled(cfg: &Config, root: &Root, unit: &str, apply: bool) -> bool {
+    let masked = (cfg.systemd.units.iter().rev()).find(|u| u.name == unit);
+    if masked.is_some_and(|u| u.mask == Some(true)) {
+        return false;
+    }
     let written = (cfg.systemd.units.iter().rev())
         .find(|u| u.name == unit)
         .and_then(|u| u.contents.as_deref())
@@ -1103,9 +1144,13 @@ pub fn run_units(
     root: &Root,
     apply: bool,
     first_run: bool,
-    made: &HashMap<String, bool>,
+    made: &HashMap<String, Made>,
 ) -> Result<Vec<Action>, EntryError> {
-    let mut planned = HashSet::new();
+    // Directories the entries make (planning) are not made again on the way to a unit.
+    let mut planned: HashSet<String> = (made.iter())
+        .filter(|(_, m)| **m == Made::Dir)
+        .map(|(p, _)| p.clone())
+        .collect();
     let mut actions = Vec::new();
     let units = JsonPath::root().key("systemd").key("units");
     let step = |entry: &JsonPath,
@@ -1153,7 +1198,8 @@ pub fn run_units(
             let r = root.resolve(&unit_path);
             step(
                 &e,
-                r.and_then(|r| no_dir_on_the_way(&r, made)).map(|()| vec![]),
+                r.and_then(|r| no_dir_on_the_way(&r, made, false))
+                    .map(|()| vec![]),
                 &mut actions,
             )?;
         }
@@ -1233,7 +1279,7 @@ pub fn run_units(
         })?,
     };
     if let Some(preset) = preset {
-        no_dir_on_the_way(&preset, made).map_err(|message| EntryError {
+        no_dir_on_the_way(&preset, made, true).map_err(|message| EntryError {
             entry: units.clone(),
             message,
         })?;

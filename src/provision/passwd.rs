@@ -622,7 +622,15 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
             continue;
         };
         let home = match current {
-            None if u.no_create_home == Some(true) || !present(root, home) => continue,
+            None if u.no_create_home == Some(true) => continue,
+            // useradd makes the home, the user's own; the way to it must let the user in.
+            None if !present(root, home) => {
+                way_in(root, home, uid, gid).map_err(|message| EntryError {
+                    entry: users.index(i).key("sshAuthorizedKeys"),
+                    message,
+                })?;
+                continue;
+            }
             // (Only users already there move their homes: these are all earlier ones'.)
             None if vacated.iter().any(|v| v == home.trim_end_matches('/')) => continue,
             None => home.clone(),
@@ -647,6 +655,28 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
         })?;
     }
     Ok(())
+}
+
+/// Whether user `uid`:`gid` may go through the deepest directory on the way to the missing
+/// inner path `p`, as the keys' write below a home that useradd makes there asks.
+fn way_in(root: &Root, p: &str, uid: u32, gid: u32) -> Result<(), String> {
+    let Ok(r) = root.resolve(p) else {
+        return Ok(());
+    };
+    let first = r.missing.first().unwrap_or(&r.inner);
+    let Some((dir, _)) = first.rsplit_once('/') else {
+        return Ok(());
+    };
+    let Ok(d) = root.resolve(if dir.is_empty() { "/" } else { dir }) else {
+        return Ok(());
+    };
+    match denied(super::as_user::can_search(uid, gid, &d.host)) {
+        Some(e) => Err(format!(
+            "creating parent directories of {p} as user {uid}: {}: {e}",
+            d.inner
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Whether something is at inner path `p` of the root.
