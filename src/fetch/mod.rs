@@ -192,6 +192,7 @@ impl Fetcher {
         headers: &[(String, String)],
         compression: Option<&str>,
     ) -> Result<Vec<u8>, String> {
+        let url = &*url::lower_scheme(url);
         let scheme = url.split(':').next().unwrap_or("");
         self.allowed(url)?;
         match scheme {
@@ -256,6 +257,7 @@ impl Fetcher {
         let Some(source) = r.source.as_deref() else {
             return Err("no source".into());
         };
+        let source = &*url::lower_scheme(source);
         let headers: Vec<(String, String)> = r
             .http_headers
             .iter()

@@ -87,6 +87,22 @@ impl Url {
     }
 }
 
+/// `url` with its scheme in lower case, as Go's URL parser gives it to Ignition's fetchers
+/// (`HTTP://`, `Data:` and `TFTP://` fetch as their lower-case spellings do).
+pub fn lower_scheme(url: &str) -> std::borrow::Cow<'_, str> {
+    let scheme = url.split(':').next().unwrap_or("");
+    let is_scheme = url.len() > scheme.len()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+    if is_scheme && scheme.bytes().any(|b| b.is_ascii_uppercase()) {
+        format!("{}{}", scheme.to_ascii_lowercase(), &url[scheme.len()..]).into()
+    } else {
+        url.into()
+    }
+}
+
 /// `url` with user information and query values removed, for messages and logs.
 pub fn redact(url: &str) -> String {
     if url.starts_with("data:") {
@@ -130,6 +146,15 @@ mod tests {
         let v6 = Url::parse("http://[::1]/x").unwrap();
         assert_eq!((v6.bare_host(), v6.port), ("::1", 80));
         assert_eq!(Url::parse("http://h").unwrap().path, "/");
+    }
+
+    #[test]
+    fn lowers_schemes_only() {
+        assert_eq!(lower_scheme("HTTP://H/P"), "http://H/P");
+        assert_eq!(lower_scheme("Data:,A"), "data:,A");
+        assert_eq!(lower_scheme("s3://B/K"), "s3://B/K");
+        assert_eq!(lower_scheme("/Abs/Path:x"), "/Abs/Path:x");
+        assert_eq!(lower_scheme("NoColon"), "NoColon");
     }
 
     #[test]

@@ -387,7 +387,11 @@ fn homes_exist(
             .iter()
             .any(|c| c.entry == entry.key("sshAuthorizedKeys"));
         let Some(f) = passwd_entry(root, &u.name) else {
-            if !apply && keys && u.no_create_home == Some(true) {
+            // (A home that is there already holds them: the rehearsal asks whether the user
+            // may write there.)
+            let default_home = format!("/home/{}", u.name);
+            let home = given(&u.home_dir).map_or(default_home.as_str(), String::as_str);
+            if !apply && keys && u.no_create_home == Some(true) && !present(root, home) {
                 return Err(EntryError {
                     entry: entry.key("sshAuthorizedKeys"),
                     message: format!("{} gets no home (noCreateHome) to hold SSH keys", u.name),
@@ -622,7 +626,8 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
             continue;
         };
         let home = match current {
-            None if u.no_create_home == Some(true) => continue,
+            None if u.no_create_home == Some(true) && !present(root, home) => continue,
+            None if u.no_create_home == Some(true) => home.clone(),
             // useradd makes the home, the user's own; the way to it must let the user in.
             None if !present(root, home) => {
                 way_in(root, home, uid, gid).map_err(|message| EntryError {

@@ -41,6 +41,7 @@ import multiprocessing
 import os
 import re
 import shutil
+import socket
 import signal
 import subprocess
 import sys
@@ -173,7 +174,7 @@ def files_inputs(n, seed):
         d = os.path.join(REPO, "conformance/files", c) if not c.startswith("regressions/") else \
             os.path.join(REPO, "conformance/files-regressions", c.split("/", 1)[1])
         p = os.path.join(d, "config.ign")
-        if os.path.isfile(p) and "remote" not in c and "http" not in c:
+        if os.path.isfile(p):
             yield {"name": "conformance-" + c.replace("/", "-"), "setup": read(os.path.join(d, "setup.sh")).decode(),
                    "config": read(p).decode()}
     g = gen_files.FilesGen(seed)
@@ -516,12 +517,29 @@ def main():
         inputs = (c for c in inputs if c["name"].startswith("gen-"))
     shutil.rmtree(os.path.join(a.out, a.tool), ignore_errors=True)
     fake = start_fake_systemd() if a.tool == "files" else None
+    http = start_http() if a.tool == "files" else None
     try:
         return campaign(a, inputs)
     finally:
-        if fake:
-            fake.kill()
-            fake.wait()
+        for p in (fake, http):
+            if p:
+                p.kill()
+                p.wait()
+
+
+def start_http():
+    """The files the corpus's remote cases and the generated ones fetch, on 127.0.0.1:18931
+    (gen_files.HTTP), as the corpus's check.sh serves them."""
+    d = os.path.join(REPO, "conformance", "files", "_http")
+    p = subprocess.Popen([sys.executable, "-m", "http.server", str(gen_files.HTTP_PORT), "--bind",
+                          "127.0.0.1", "--directory", d], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", gen_files.HTTP_PORT)) == 0:
+                break
+        time.sleep(0.05)
+    return p
 
 
 def start_fake_systemd():

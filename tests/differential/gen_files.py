@@ -56,6 +56,18 @@ chown 1001:1001 home/alice
 chmod 0700 home/alice
 """
 
+# Files served on 127.0.0.1 by the campaign (conformance/files/_http), under the URLs a user
+# may write for them: another letter case in the scheme, a query, a fragment, an escaped path.
+HTTP_PORT = 18931
+_H = "http://127.0.0.1:%d/" % HTTP_PORT
+HTTP = {_H + "hello.txt": b"hello over http\n", _H + "tail.txt": b"appended over http\n",
+        _H + "hello.txt?x=1": b"hello over http\n", _H + "tail.txt#part": b"appended over http\n",
+        _H + "hell%6F.txt": b"hello over http\n",
+        "HTTP://127.0.0.1:%d/tail.txt" % HTTP_PORT: b"appended over http\n"}
+HTTP_GZ = _H + "hello.txt.gz"
+HTTP_GZ_BYTES = open(__import__("os").path.join(__import__("os").path.dirname(__file__), "..", "..",
+                     "conformance", "files", "_http", "hello.txt.gz"), "rb").read()
+
 UNIT_INSTALL = "[Unit]\nDescription=u\n[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"
 UNIT_STATIC = "[Unit]\nDescription=s\n[Service]\nExecStart=/bin/true\n"
 UNIT_TEMPLATE = "[Service]\nExecStart=/bin/echo %i\n[Install]\nWantedBy=multi-user.target\n"
@@ -184,6 +196,15 @@ class FilesGen:
     def data_url(self):
         return self.pick(list(DATA))
 
+    def source(self):
+        """A data URL, or at times a file served over HTTP (in the spellings a user may
+        write); the bytes it holds."""
+        if self.p(0.15):
+            url = self.pick(list(HTTP))
+            return url, HTTP[url]
+        url = self.data_url()
+        return url, DATA[url]
+
     def owner_fields(self, d):
         u = self.pick(OWNERS)
         g = self.pick(GOWNERS)
@@ -210,15 +231,26 @@ class FilesGen:
     def file(self, used):
         f = {"path": self.fresh(used, self.paths(FILE_PATHS))}
         if self.p(0.7):
-            f["contents"] = {"source": self.data_url()}
-            self.verification(f["contents"], DATA[f["contents"]["source"]])
+            url, data = self.source()
+            f["contents"] = {"source": url}
+            self.verification(f["contents"], data)
             if self.p(0.1):
                 f["contents"] = {"source": "data:;base64,H4sIAAAAAAAA/8pIzcnJBwQAAP//hZ1nDwUAAAA=",
                                  "compression": "gzip"}
                 # the hash is of the compressed bytes
                 self.verification(f["contents"], base64.b64decode(f["contents"]["source"][13:]))
+            elif self.p(0.1):
+                f["contents"] = {"source": HTTP_GZ, "compression": "gzip"}
+                self.verification(f["contents"], HTTP_GZ_BYTES)
+            if self.p(0.1) and self.version >= "3.1.0" and f["contents"]["source"].lower().startswith("http"):
+                f["contents"]["httpHeaders"] = [{"name": "X-Flint", "value": "1"}]
         if self.p(0.2):
-            f["append"] = [{"source": self.data_url()} for _ in range(self.r.randint(1, 2))]
+            f["append"] = []
+            for _ in range(self.r.randint(1, 2)):
+                url, data = self.source()
+                a = {"source": url}
+                self.verification(a, data)
+                f["append"].append(a)
         if self.p(0.3) and "contents" in f:
             f["overwrite"] = self.p(0.7)
         m = self.pick(MODES)
