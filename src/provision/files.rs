@@ -1063,17 +1063,19 @@ pub fn unit_enabled(root: &Path, unit: &str) -> bool {
 /// unit without an `[Install]` section is static (which `is-enabled` counts), one with it
 /// is enabled only by links already in place. A unit the config masks is masked by then
 /// (`is-enabled` says so, which is not enabled).
+/// `unit` is the preset line's: a template's instances follow its name (`c@.service x y`,
+/// `c@.service ` for `c@.service` itself), and systemd answers for the template.
 fn counts_enabled(cfg: &Config, root: &Root, unit: &str, apply: bool) -> bool {
-    let masked = (cfg.systemd.units.iter().rev()).find(|u| u.name == unit);
-    if masked.is_some_and(|u| u.mask == Some(true)) {
+    let name = unit.split(' ').next().unwrap_or(unit);
+    let own = (cfg.systemd.units.iter().rev()).find(|u| u.name == name);
+    if own.is_some_and(|u| u.mask == Some(true)) {
         return false;
     }
-    let written = (cfg.systemd.units.iter().rev())
-        .find(|u| u.name == unit)
+    let written = own
         .and_then(|u| u.contents.as_deref())
         .filter(|c| !c.is_empty());
     let in_place = |contents: &str| {
-        root.resolve(&format!("/etc/systemd/system/{unit}"))
+        root.resolve(&format!("/etc/systemd/system/{name}"))
             .ok()
             .and_then(|r| std::fs::read(&r.host).ok())
             .is_some_and(|b| b == contents.as_bytes())
