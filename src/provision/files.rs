@@ -1206,7 +1206,9 @@ pub fn run_units(
             )?;
         }
         let acts = match u.mask {
-            Some(true) => root.resolve(&unit_path).map(|r| {
+            // (Planning: through a file an entry makes, the mask's mkdir fails as the run's.)
+            Some(true) => root.resolve(&unit_path).and_then(|r| {
+                no_file_on_the_way(&r.inner, made)?;
                 let mut acts = parents(&mut planned, &e, &r.missing);
                 let ok = std::fs::read_link(&r.host).is_ok_and(|t| t == Path::new("/dev/null"));
                 if !ok {
@@ -1222,7 +1224,7 @@ pub fn run_units(
                         },
                     });
                 }
-                acts
+                Ok(acts)
             }),
             Some(false) => root.resolve(&unit_path).map(|r| {
                 let masked = std::fs::read_link(&r.host).is_ok_and(|t| t == Path::new("/dev/null"));

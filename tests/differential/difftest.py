@@ -8,6 +8,9 @@
     FILES_SUITE=upstream difftest.py files --corpora-only   (upstream's disk-less blackbox
                                              scenarios and their servers; see files_upstream.py)
 
+The files campaign serves conformance/files/_http on 127.0.0.1:18931 for the corpus's remote
+cases and the generated ones (gen_files.HTTP: sources over HTTP in several spellings).
+
 Inputs: every corpus and fixture of the repository for that tool (conformance/, fixtures/,
 translate-tests/, tests/hostile/, tests/fuzz-regressions/, examples/), then N generated ones
 (gen_config.py, gen_files.py). What is compared is what a user sees:
