@@ -364,7 +364,7 @@ pub fn run(
                             index(entry),
                             entry,
                             fetched,
-                            &r.host,
+                            Some(&r.host),
                             owners,
                             first_run,
                         );
@@ -381,13 +381,25 @@ pub fn run(
     // A later entry through what is not fails in the run (which resolves its path once they
     // are made), and so does a hard link to what is.
     let mut made: HashMap<String, Made> = HashMap::new();
+    // Planning: paths whose contents earlier entries remove (they replace what is there).
+    let mut wiped: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
     for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
             entry: entry.clone(),
             message,
         };
-        let pre = early.get_mut(n).and_then(Option::take);
+        let mut pre = early.get_mut(n).and_then(Option::take);
+        // Planning: below what an earlier entry replaces (a directory emptied by overwrite,
+        // a link put in a directory's place), nothing is left by the time of this entry.
+        let inner = match &pre {
+            Some(Ok((r, _))) => r.inner.as_str(),
+            _ => path.as_str(),
+        };
+        let gone = !apply && ancestors(inner).any(|p| wiped.contains(p));
+        if gone {
+            pre = None;
+        }
         let (r, file_change) = match pre {
             Some(p) => {
                 let (r, c) = p.map_err(fail)?;
@@ -430,8 +442,11 @@ pub fn run(
             0 => plan_dir(cfg, idx, &r.host, owners, &planned_dirs, first_run).map_err(fail)?,
             1 => match file_change {
                 Some(c) => c.map_err(fail)?,
-                None => plan_file(cfg, idx, &entry, fetched, &r.host, owners, first_run)
-                    .map_err(fail)?,
+                None => {
+                    let host = (!gone).then_some(r.host.as_path());
+                    plan_file(cfg, idx, &entry, fetched, host, owners, first_run)
+                }
+                .map_err(fail)?,
             },
             _ => plan_link(cfg, idx, &r.host, root, owners, &planned_dirs, &made).map_err(fail)?,
         };
@@ -453,6 +468,11 @@ pub fn run(
             }
         } else {
             note_made(&mut made, &entry_actions, root);
+            wiped.extend(
+                (entry_actions.iter())
+                    .filter(|a| a.replaces())
+                    .map(|a| a.path.clone()),
+            );
         }
         actions.extend(entry_actions);
     }
@@ -519,7 +539,8 @@ fn plan_file(
     i: usize,
     entry: &JsonPath,
     fetched: &Fetched,
-    host: &Path,
+    // `None`: nothing is there by the time of this entry (planning).
+    host: Option<&Path>,
     owners: &Owners,
     first_run: bool,
 ) -> Result<Option<Change>, String> {
@@ -545,7 +566,7 @@ fn plan_file(
     let overwrite = f.overwrite == Some(true);
     let (uid, gid) = ids(owners, &f.user, &f.group)?;
     let mode = f.mode.map(mask);
-    let (kind, meta) = observe(host);
+    let (kind, meta) = host.map_or((Kind::None, None), observe);
     let create = |data: Content, replace: bool| Change::WriteFile {
         data,
         mode: mode.unwrap_or(0o644),
@@ -563,7 +584,9 @@ fn plan_file(
             }
         }
         Kind::File => {
-            let meta = meta.expect("observed");
+            let (Some(meta), Some(host)) = (meta, host) else {
+                unreachable!("a file is observed at a path");
+            };
             let cur_mode = meta.permissions().mode() & 0o7777;
             let (cur_uid, cur_gid) = (meta.uid(), meta.gid());
             if base.is_some() && !overwrite && first_run {
