@@ -490,6 +490,17 @@ pub enum Made {
     Other,
 }
 
+/// The symbolic links `actions` make: target by inner path (what a plan follows where the
+/// run will find them).
+pub fn planned_links(actions: &[Action]) -> HashMap<String, String> {
+    (actions.iter())
+        .filter_map(|a| match &a.change {
+            Change::Symlink { target, .. } => Some((a.path.clone(), target.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Records in `made` what `actions` make, where that is known.
 pub fn note_made(made: &mut HashMap<String, Made>, actions: &[Action], root: &Root) {
     for a in actions {
@@ -1170,6 +1181,7 @@ pub fn run_units(
     apply: bool,
     first_run: bool,
     made: &HashMap<String, Made>,
+    links: &HashMap<String, String>,
 ) -> Result<Vec<Action>, EntryError> {
     // Directories the entries make (planning) are not made again on the way to a unit.
     let mut planned: HashSet<String> = (made.iter())
@@ -1273,7 +1285,7 @@ pub fn run_units(
     // but never out of the root: where upstream would append outside it (visible nowhere
     // in the root), nothing is written. A path that cannot be followed fails only when
     // there is a line to append: upstream opens the file for nothing else.
-    let preset = root.resolve_through(PRESET_PATH);
+    let preset = root.resolve_through_planned(PRESET_PATH, &|p| links.get(p).cloned());
     let existing = (preset.as_ref().ok().and_then(Option::as_ref))
         .and_then(|p| std::fs::read_to_string(&p.host).ok())
         .unwrap_or_default();

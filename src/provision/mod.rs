@@ -519,10 +519,13 @@ pub fn files_stage(
             files::run(config, fetched, &r, &owners, apply, first_run, around).map_err(fail)?;
         // What the entries make, which a plan of the units has not seen made.
         let mut made = std::collections::HashMap::new();
+        let mut links = std::collections::HashMap::new();
         if !apply {
             files::note_made(&mut made, &actions, &r);
+            links = files::planned_links(&actions);
         }
-        actions.extend(files::run_units(config, &r, apply, first_run, &made).map_err(fail)?);
+        let units = files::run_units(config, &r, apply, first_run, &made, &links);
+        actions.extend(units.map_err(fail)?);
         out.extend(actions.into_iter().map(|a| {
             let replaces = a.replaces();
             let p = Planned {

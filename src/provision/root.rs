@@ -192,11 +192,25 @@ impl Root {
     /// out of the root (upstream writes there; flint writes nothing); an error where
     /// upstream's open fails on the way (a directory that does not exist). Only reads.
     pub fn resolve_through(&self, path: &str) -> Result<Option<Resolved>, String> {
+        self.resolve_through_planned(path, &|_| None)
+    }
+
+    /// [`Root::resolve_through`] as it will be once the links `planned` gives (target by
+    /// inner path) are made: a plan follows the links earlier entries would make.
+    pub fn resolve_through_planned(
+        &self,
+        path: &str,
+        planned: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Option<Resolved>, String> {
         let mut r = self.resolve(path)?;
         let top = std::fs::canonicalize(&self.dir).map_err(|e| e.to_string())?;
         for _ in 0..MAX_LINKS {
-            let Ok(target) = std::fs::read_link(&r.host) else {
-                return Ok(Some(r));
+            let target = match planned(&r.inner) {
+                Some(t) => PathBuf::from(t),
+                None => match std::fs::read_link(&r.host) {
+                    Ok(t) => t,
+                    Err(_) => return Ok(Some(r)),
+                },
             };
             // An absolute target replaces the whole path, as for the kernel.
             let next = r.host.parent().unwrap_or(Path::new("/")).join(&target);
