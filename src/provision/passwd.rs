@@ -646,8 +646,15 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
                     .filter(|h| root.resolve(h).is_ok_and(|r| r.host.is_dir()));
                 match renamed {
                     // usermod also gives the files of the home the new uid, if it changes:
-                    // what the user may do then is not read off the root as it is.
-                    Some(_) if ids(&old).ok() != Some((uid, gid)) => continue,
+                    // what the user may do there is not read off the root as it is, but the
+                    // way to the home must still let the user in.
+                    Some(_) if ids(&old).ok() != Some((uid, gid)) => {
+                        way_in(root, home, uid, gid).map_err(|message| EntryError {
+                            entry: users.index(i).key("sshAuthorizedKeys"),
+                            message,
+                        })?;
+                        continue;
+                    }
                     Some(h) => h.clone(),
                     None => home.clone(),
                 }
