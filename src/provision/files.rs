@@ -405,7 +405,22 @@ pub fn run(
                 let (r, c) = p.map_err(fail)?;
                 (r, Some(c))
             }
-            None => (root.resolve(&path).map_err(fail)?, None),
+            None => match root.resolve(&path) {
+                Ok(r) => (r, None),
+                // Planning: what stood in the way on the disk is below a path an earlier
+                // entry empties or replaces; the run makes the way anew.
+                Err(_) if gone => {
+                    let under = |p: &&str| ancestors(p).any(|a| wiped.contains(a));
+                    let missing = ancestors(&path).filter(under).map(String::from);
+                    let r = Resolved {
+                        host: root.host(&path),
+                        inner: path.clone(),
+                        missing: missing.collect(),
+                    };
+                    (r, None)
+                }
+                Err(e) => return Err(fail(e)),
+            },
         };
         // The path was resolved before anything was written; a symbolic link this run made
         // since, with an absolute target, now stands on it. Upstream hands the kernel the
