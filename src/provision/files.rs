@@ -1316,6 +1316,14 @@ pub fn run_units(
             if !counts_enabled(cfg, root, &unit, apply) {
                 continue;
             }
+            // On a later run, a unit without enablement links has nothing left to disable
+            // (its line may have gone where flint writes nothing: out of the root).
+            let name = unit.split(' ').next().unwrap_or(&unit);
+            if !first_run && enablement_links(&root.dir, name).is_empty() {
+                block.push_str(&line);
+                block.push('\n');
+                continue;
+            }
             acts.push(Action {
                 entry: units.clone(),
                 path: unit.clone(),
