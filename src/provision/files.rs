@@ -742,7 +742,7 @@ fn plan_link(
             "/{target}"
         )))?;
         let tmeta = match std::fs::symlink_metadata(&t.host) {
-            Ok(m) => m,
+            Ok(m) => Some(m),
             // Not there yet, but an earlier entry makes it a directory (when planning).
             Err(_) if made.get(&t.inner) == Some(&Made::Dir) => {
                 return Err(format!(
@@ -750,26 +750,7 @@ fn plan_link(
                 ));
             }
             // Not there yet, but an earlier entry creates it (when planning).
-            Err(_) if planned.contains(&t.inner) => {
-                return match kind {
-                    Kind::None => Ok(Some(Change::Hardlink {
-                        target: t.inner,
-                        replace: false,
-                    })),
-                    _ if overwrite && t.host.starts_with(host) => Err(format!(
-                        "hard link target {target} is removed with what overwrite removes at \
-                         the link's path"
-                    )),
-                    _ if overwrite => Ok(Some(Change::Hardlink {
-                        target: t.inner,
-                        replace: true,
-                    })),
-                    _ => Err(
-                        "something else is at the hard link's path; set overwrite to replace it"
-                            .into(),
-                    ),
-                };
-            }
+            Err(_) if planned.contains(&t.inner) => None,
             Err(_) => return Err(format!("hard link target {target} does not exist")),
         };
         // With overwrite, upstream removes what is at the path (all of it) before linking:
@@ -779,11 +760,12 @@ fn plan_link(
                 "hard link target {target} is removed with what overwrite removes at the link's path"
             ));
         }
-        let same = meta
-            .as_ref()
-            .is_some_and(|m| m.ino() == tmeta.ino() && m.dev() == tmeta.dev());
+        let same = match (&meta, &tmeta) {
+            (Some(m), Some(tm)) => m.ino() == tm.ino() && m.dev() == tm.dev(),
+            _ => false,
+        };
         // What the run would make the kernel refuse (EPERM), found before anything is written.
-        if tmeta.is_dir() && (!same || overwrite) {
+        if tmeta.as_ref().is_some_and(|m| m.is_dir()) && (!same || overwrite) {
             return Err(format!(
                 "hard link target {target} is a directory: the kernel links no directories"
             ));
@@ -1112,10 +1094,9 @@ pub fn unit_enabled(root: &Path, unit: &str) -> bool {
 /// unit without an `[Install]` section is static (which `is-enabled` counts), one with it
 /// is enabled only by links already in place. A unit the config masks is masked by then
 /// (`is-enabled` says so, which is not enabled).
-/// `unit` is the preset line's: a template's instances follow its name (`c@.service x y`,
-/// `c@.service ` for `c@.service` itself), and systemd answers for the template.
+/// `unit` is the preset line's (see [`unit_of_line`]); systemd answers for the template.
 fn counts_enabled(cfg: &Config, root: &Root, unit: &str, apply: bool) -> bool {
-    let name = unit.split(' ').next().unwrap_or(unit);
+    let name = unit_of_line(unit);
     let own = (cfg.systemd.units.iter().rev()).find(|u| u.name == name);
     if own.is_some_and(|u| u.mask == Some(true)) {
         return false;
@@ -1138,6 +1119,12 @@ fn counts_enabled(cfg: &Config, root: &Root, unit: &str, apply: bool) -> bool {
         }
         _ => unit_enabled(&root.dir, unit),
     }
+}
+
+/// The unit a preset line's unit part names: a template's instances follow its name
+/// (`c@.service x y`; `c@.service ` for the template itself).
+fn unit_of_line(unit: &str) -> &str {
+    unit.split(' ').next().unwrap_or(unit)
 }
 
 /// The `.wants`/`.requires` links named `unit` under /etc/systemd/system of the root.
@@ -1318,8 +1305,7 @@ pub fn run_units(
             }
             // On a later run, a unit without enablement links has nothing left to disable
             // (its line may have gone where flint writes nothing: out of the root).
-            let name = unit.split(' ').next().unwrap_or(&unit);
-            if !first_run && enablement_links(&root.dir, name).is_empty() {
+            if !first_run && enablement_links(&root.dir, unit_of_line(&unit)).is_empty() {
                 block.push_str(&line);
                 block.push('\n');
                 continue;

@@ -625,15 +625,16 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
         let (Ok((uid, gid)), Some(home)) = (ids(&f), f.get(5)) else {
             continue;
         };
+        let at_keys = |message| EntryError {
+            entry: users.index(i).key("sshAuthorizedKeys"),
+            message,
+        };
         let home = match current {
             None if u.no_create_home == Some(true) && !present(root, home) => continue,
             None if u.no_create_home == Some(true) => home.clone(),
             // useradd makes the home, the user's own; the way to it must let the user in.
             None if !present(root, home) => {
-                way_in(root, home, uid, gid).map_err(|message| EntryError {
-                    entry: users.index(i).key("sshAuthorizedKeys"),
-                    message,
-                })?;
+                way_in(root, home, uid, gid).map_err(at_keys)?;
                 continue;
             }
             // (Only users already there move their homes: these are all earlier ones'.)
@@ -649,10 +650,7 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
                     // what the user may do there is not read off the root as it is, but the
                     // way to the home must still let the user in.
                     Some(_) if ids(&old).ok() != Some((uid, gid)) => {
-                        way_in(root, home, uid, gid).map_err(|message| EntryError {
-                            entry: users.index(i).key("sshAuthorizedKeys"),
-                            message,
-                        })?;
+                        way_in(root, home, uid, gid).map_err(at_keys)?;
                         continue;
                     }
                     Some(h) => h.clone(),
@@ -661,10 +659,7 @@ fn rehearsed_keys_writable(cfg: &Config, root: &Root, passwd: &str) -> Result<()
             }
         };
         let target = keys_target(root, &format!("{home}/{}", keys_file()));
-        keys_writable_as(root, &home, uid, gid, &target).map_err(|message| EntryError {
-            entry: users.index(i).key("sshAuthorizedKeys"),
-            message,
-        })?;
+        keys_writable_as(root, &home, uid, gid, &target).map_err(at_keys)?;
     }
     Ok(())
 }

@@ -10,28 +10,15 @@ expected.manifest (conformance/files/manifest.py), or its failure to expected.fa
 import os
 import shutil
 import subprocess
-import socket
 import sys
-import time
 import tempfile
+
+from difftest import start_http  # conformance/files/_http on 127.0.0.1:18931
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 MANIFEST = os.path.join(REPO, "conformance", "files", "manifest.py")
 ORACLES = os.environ.get("ORACLES", "/work/shared/oracles")
-
-
-def serve_http():
-    """conformance/files/_http on 127.0.0.1:18931, for cases with remote sources."""
-    d = os.path.join(REPO, "conformance", "files", "_http")
-    p = subprocess.Popen([sys.executable, "-m", "http.server", "18931", "--bind", "127.0.0.1",
-                          "--directory", d], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", 18931)) == 0:
-                break
-        time.sleep(0.05)
-    return p
 
 
 def record(case):
@@ -67,7 +54,7 @@ def record(case):
 
 
 if __name__ == "__main__":
-    http = serve_http()
+    http = start_http()
     try:
         for c in sys.argv[1:]:
             record(c)
