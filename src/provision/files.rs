@@ -743,8 +743,12 @@ fn plan_link(
         )))?;
         let tmeta = match std::fs::symlink_metadata(&t.host) {
             Ok(m) => Some(m),
-            // Not there yet, but an earlier entry makes it a directory (when planning).
-            Err(_) if made.get(&t.inner) == Some(&Made::Dir) => {
+            // Not there yet, but an earlier entry makes it a directory, or this one makes it
+            // on its way (a link below its own target), when planning.
+            Err(_)
+                if made.get(&t.inner) == Some(&Made::Dir)
+                    || (host != t.host && host.starts_with(&t.host)) =>
+            {
                 return Err(format!(
                     "hard link target {target} is a directory: the kernel links no directories"
                 ));
