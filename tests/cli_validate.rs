@@ -542,3 +542,23 @@ fn a_utf16_butane_config_is_read_and_quoted_as_text() {
     assert!(stdout.contains("unused key bogus"), "{stdout}");
     fs::remove_dir_all(&d).unwrap();
 }
+
+/// A 2.x config's `oem://` sources count in any letter case, as Flatcar's validator reads
+/// them (Go's URL parser lowers the scheme before the translated config is checked).
+#[test]
+fn legacy_oem_sources_in_capitals_are_valid() {
+    let d = tmpdir("legacy-oem");
+    for scheme in ["oem", "OEM", "Oem"] {
+        let cfg = format!(
+            r#"{{"ignition":{{"version":"2.3.0"}},"storage":{{"files":[{{"filesystem":"root","path":"/x","contents":{{"source":"{scheme}:///x"}}}}]}}}}"#
+        );
+        fs::write(d.join("c.ign"), cfg).unwrap();
+        let out = common::run_in(&d, &common::flint(), &["validate", "c.ign"]);
+        assert_eq!(out.status.code(), Some(0), "{scheme}: {:?}", out);
+    }
+    let bad = r#"{"ignition":{"version":"2.3.0"},"storage":{"files":[{"filesystem":"root","path":"/x","contents":{"source":"oemx:///x"}}]}}"#;
+    fs::write(d.join("c.ign"), bad).unwrap();
+    let out = common::run_in(&d, &common::flint(), &["validate", "c.ign"]);
+    assert_eq!(out.status.code(), Some(1));
+    fs::remove_dir_all(&d).unwrap();
+}

@@ -29,6 +29,15 @@ impl Content {
         self.0.iter().map(Blob::len).sum()
     }
 
+    /// All of it in memory (for a small file the plan reads, an account database).
+    pub fn to_vec(&self) -> std::io::Result<Vec<u8>> {
+        let mut v = Vec::new();
+        for b in &self.0 {
+            v.extend(b.to_vec()?);
+        }
+        Ok(v)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -218,12 +218,15 @@ fn ids(
     user: &NodeUser,
     group: &NodeGroup,
 ) -> Result<(Option<u32>, Option<u32>), String> {
+    // An id of -1 (as the kernel reads it: 4294967295 too) leaves the owner as it is.
     let uid = match (&user.id, &user.name) {
+        (Some(id), _) if *id as u32 == u32::MAX => None,
         (Some(id), _) => Some(*id as u32),
         (None, Some(n)) if !n.is_empty() => Some(owners.uid(n)?),
         _ => None,
     };
     let gid = match (&group.id, &group.name) {
+        (Some(id), _) if *id as u32 == u32::MAX => None,
         (Some(id), _) => Some(*id as u32),
         (None, Some(n)) if !n.is_empty() => Some(owners.gid(n)?),
         _ => None,
@@ -276,11 +279,17 @@ fn ordered(cfg: &Config, root: &Root, first_run: bool) -> Vec<(usize, JsonPath, 
     }
     let depth = |p: &str| p.split('/').filter(|s| !s.is_empty()).count();
     // By depth, then the hard links in the config's order (a hard link may need an earlier
-    // one as its target, at any depth), as upstream orders them. Within a depth, by path:
-    // entries of one directory are then written together, which filesystems handle much
-    // faster than visiting directories round-robin (no entry needs another of its depth).
+    // one as its target, at any depth), as upstream orders them. Within a depth, upstream's
+    // sort keeps the config's order (directories, files, links) up to 12 entries, and some
+    // order of its own beyond: there flint goes by path, so that the entries of one
+    // directory are written together, which filesystems handle much faster than visiting
+    // directories round-robin. The order shows where an entry depends on another of its
+    // depth: a link's default owner is its target's, a name is looked up in a database an
+    // earlier entry wrote.
+    let by_path = v.iter().filter(|e| !e.3).count() > 12;
     v.sort_by(|a, b| match (a.3, b.3) {
-        (false, false) => (depth(&a.2), &a.2).cmp(&(depth(&b.2), &b.2)),
+        (false, false) if by_path => (depth(&a.2), &a.2).cmp(&(depth(&b.2), &b.2)),
+        (false, false) => depth(&a.2).cmp(&depth(&b.2)),
         (x, y) => x.cmp(&y),
     });
     v.into_iter().map(|(k, j, p, _)| (k, j, p)).collect()
@@ -384,12 +393,19 @@ pub fn run(
     // Planning: paths whose contents earlier entries remove (they replace what is there).
     let mut wiped: HashSet<String> = HashSet::new();
     let mut actions = Vec::new();
+    // Upstream looks a name up as it makes each entry, in the databases as earlier entries
+    // left them: once an entry writes one (or what leads to it), later entries see it.
+    let databases = Owners::databases(root);
+    let mut owners = std::borrow::Cow::Borrowed(owners);
     for (n, (kind, entry, path)) in order.into_iter().enumerate() {
         let fail = |message: String| EntryError {
             entry: entry.clone(),
             message,
         };
         let mut pre = early.get_mut(n).and_then(Option::take);
+        if matches!(owners, std::borrow::Cow::Owned(_)) {
+            pre = None;
+        }
         // Planning: below what an earlier entry replaces (a directory emptied by overwrite,
         // a link put in a directory's place), nothing is left by the time of this entry.
         let inner = match &pre {
@@ -454,16 +470,16 @@ pub fn run(
         }
         let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
         let change = match kind {
-            0 => plan_dir(cfg, idx, &r.host, owners, &planned_dirs, first_run).map_err(fail)?,
+            0 => plan_dir(cfg, idx, &r.host, &owners, &planned_dirs, first_run).map_err(fail)?,
             1 => match file_change {
                 Some(c) => c.map_err(fail)?,
                 None => {
                     let host = (!gone).then_some(r.host.as_path());
-                    plan_file(cfg, idx, &entry, fetched, host, owners, first_run)
+                    plan_file(cfg, idx, &entry, fetched, host, &owners, first_run)
                 }
                 .map_err(fail)?,
             },
-            _ => plan_link(cfg, idx, &r.host, root, owners, &planned_dirs, &made).map_err(fail)?,
+            _ => plan_link(cfg, idx, &r.host, root, &owners, &planned_dirs, &made).map_err(fail)?,
         };
         if let Some(c) = change {
             if matches!(&c, Change::Symlink { target, .. } if target.starts_with('/')) {
@@ -477,11 +493,37 @@ pub fn run(
                 change: c,
             });
         }
+        let rewrites = |a: &Action| {
+            (databases.iter().enumerate())
+                .filter_map(|(i, d)| Some((i, d.as_deref()?)))
+                .find(|(_, d)| *d == a.path || d.starts_with(&format!("{}/", a.path)))
+                .map(|(i, _)| i)
+        };
+        let touched: Vec<(usize, &Action)> = (entry_actions.iter())
+            .filter_map(|a| Some((rewrites(a)?, a)))
+            .collect();
         if apply {
             for a in &entry_actions {
                 execute(a, root).map_err(|e| fail(format!("{}: {e}", a.path)))?;
             }
+            if !touched.is_empty() {
+                owners = std::borrow::Cow::Owned(Owners::read(root));
+            }
         } else {
+            for (which, a) in touched {
+                let text = match &a.change {
+                    Change::WriteFile { data, .. }
+                        if databases[which].as_deref() == Some(&a.path) =>
+                    {
+                        let bytes = data.to_vec().map_err(|e| fail(e.to_string()))?;
+                        String::from_utf8_lossy(&bytes).into_owned()
+                    }
+                    Change::SetAttrs { .. } | Change::CreateParent => continue,
+                    // Replaced by something that is no database (or emptied): no names.
+                    _ => String::new(),
+                };
+                owners = std::borrow::Cow::Owned(owners.into_owned().with_database(which, &text));
+            }
             note_made(&mut made, &entry_actions, root);
             wiped.extend(
                 (entry_actions.iter())
@@ -571,7 +613,12 @@ fn plan_file(
     first_run: bool,
 ) -> Result<Option<Change>, String> {
     let f = &cfg.storage.files[i];
-    let base = fetched.get(&entry.key("contents")).cloned();
+    // An empty source is contents all the same: upstream writes an empty file (with the
+    // overwrite rules of contents), fetching and checking nothing.
+    let base = match f.contents.source.as_deref() {
+        Some("") => Some(Vec::new().into()),
+        _ => fetched.get(&entry.key("contents")).cloned(),
+    };
     let mut appends = Content::default();
     for j in 0..f.append.len() {
         if let Some(d) = fetched.get(&entry.key("append").index(j)) {
@@ -593,11 +640,12 @@ fn plan_file(
     let (uid, gid) = ids(owners, &f.user, &f.group)?;
     let mode = f.mode.map(mask);
     let (kind, meta) = host.map_or((Kind::None, None), observe);
+    let new_gid = gid.or(host.and_then(setgid_parent)).unwrap_or(0);
     let create = |data: Content, replace: bool| Change::WriteFile {
         data,
         mode: mode.unwrap_or(0o644),
         uid: uid.unwrap_or(0),
-        gid: gid.unwrap_or(0),
+        gid: new_gid,
         replace,
     };
     match kind {
@@ -636,21 +684,45 @@ fn plan_file(
                 }
                 return Ok(Some(Change::WriteFile {
                     data,
-                    mode: mode.unwrap_or(cur_mode),
+                    mode: mode.unwrap_or(after_chown(cur_mode)),
                     uid: uid.unwrap_or(cur_uid),
                     gid: gid.unwrap_or(cur_gid),
                     replace: true,
                 }));
             }
             let replaced_defaults = base.is_some() && overwrite;
-            let want_mode = mode.or(replaced_defaults.then_some(0o644));
+            let want_mode =
+                (mode.or(replaced_defaults.then_some(0o644))).or(Some(after_chown(cur_mode)));
             let want_uid = uid.or(replaced_defaults.then_some(0));
-            let want_gid = gid.or(replaced_defaults.then_some(0));
+            let want_gid = gid.or(replaced_defaults.then_some(new_gid));
             Ok(attrs(
                 cur_mode, cur_uid, cur_gid, want_mode, want_uid, want_gid,
             ))
         }
     }
+}
+
+/// The mode a regular file is left with once upstream has set its owner (even to the owner
+/// it has), which it does for every file entry before it sets the mode the entry gives, if
+/// any: Linux clears set-user-ID on a chown, and set-group-ID where the group may execute.
+fn after_chown(mode: u32) -> u32 {
+    let mut m = mode & !0o4000;
+    if m & 0o010 != 0 {
+        m &= !0o2000;
+    }
+    m
+}
+
+/// The group of the directory that `host` is (or will be) made in, when that directory is
+/// set-group-ID: the kernel gives what is made there its group (and a directory the bit),
+/// and upstream then sets the owner it finds. Directories still to be made on the way get
+/// the same from the nearest existing one.
+fn setgid_parent(host: &Path) -> Option<u32> {
+    let meta = host
+        .ancestors()
+        .skip(1)
+        .find_map(|d| std::fs::metadata(d).ok())?;
+    (meta.is_dir() && meta.mode() & 0o2000 != 0).then(|| meta.gid())
 }
 
 /// The attribute change needed, if any.
@@ -684,10 +756,13 @@ fn plan_dir(
     let overwrite = d.overwrite == Some(true);
     let (uid, gid) = ids(owners, &d.user, &d.group)?;
     let mode = d.mode.map(mask);
+    // In a set-group-ID directory a new one takes its group, and the bit (which a mode
+    // given replaces).
+    let inherited = setgid_parent(host);
     let create = |replace| Change::CreateDir {
-        mode: mode.unwrap_or(0o755),
+        mode: mode.unwrap_or(if inherited.is_some() { 0o2755 } else { 0o755 }),
         uid: uid.unwrap_or(0),
-        gid: gid.unwrap_or(0),
+        gid: gid.or(inherited).unwrap_or(0),
         replace,
     };
     match observe(host) {
@@ -868,9 +943,11 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
     }
     match &a.change {
         Change::CreateParent => {
+            let inherited = setgid_parent(&host);
             std::fs::create_dir(&host)?;
-            std::fs::set_permissions(&host, std::fs::Permissions::from_mode(0o755))?;
-            chown(&host, Some(0), Some(0))
+            let mode = if inherited.is_some() { 0o2755 } else { 0o755 };
+            std::fs::set_permissions(&host, std::fs::Permissions::from_mode(mode))?;
+            chown(&host, Some(0), Some(inherited.unwrap_or(0)))
         }
         Change::WriteFile {
             data,

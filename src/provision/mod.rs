@@ -653,6 +653,15 @@ fn displaced(done: &[(Planned, bool)], left: &Planned) -> bool {
     {
         return true;
     }
+    // A user or group added on this run is as the shadow tools made it, which is upstream's
+    // result: `useradd --groups` adds the user to those groups and leaves the member lists
+    // that named the user before (a later run's usermod then sets exactly these).
+    if left.kind == "passwd"
+        && (done.iter())
+            .any(|(d, _)| d.kind == "passwd" && d.entry == left.entry && d.text.starts_with("add "))
+    {
+        return true;
+    }
     // Where the entry's own changes were made on this run.
     let own: Vec<(usize, &str)> = (done.iter().enumerate())
         .filter(|(_, (d, _))| d.entry == left.entry)

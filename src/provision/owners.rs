@@ -10,15 +10,28 @@ pub struct Owners {
     groups: HashMap<String, u32>,
 }
 
+/// Name to id, as the C library's lookups in the root read the file: leading blanks are
+/// skipped, comment lines and lines without a number for the id too, and the first line of
+/// a name is the one found.
 fn read_db(root: &Root, path: &str, id_field: usize) -> HashMap<String, u32> {
-    root.read_inside(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split(':').collect();
-            Some((f.first()?.to_string(), f.get(id_field)?.parse().ok()?))
-        })
-        .collect()
+    parse_db(&root.read_inside(path).unwrap_or_default(), id_field)
+}
+
+fn parse_db(text: &str, id_field: usize) -> HashMap<String, u32> {
+    let mut db = HashMap::new();
+    for l in text.lines() {
+        let l = l.trim_start();
+        if l.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = l.split(':').collect();
+        // (The C library reads the id as strtoul does: blanks before it are skipped.)
+        let id = f.get(id_field).map(|s| s.trim_start().parse());
+        if let (Some(name), Some(Ok(id))) = (f.first(), id) {
+            db.entry(name.to_string()).or_insert(id);
+        }
+    }
+    db
 }
 
 impl Owners {
@@ -29,6 +42,24 @@ impl Owners {
             users: read_db(root, "/etc/passwd", 2),
             groups: read_db(root, "/etc/group", 2),
         }
+    }
+
+    /// The account databases' inner paths in `root` (where their links lead): an entry
+    /// written there changes the names later entries find.
+    pub fn databases(root: &Root) -> [Option<String>; 2] {
+        ["/etc/passwd", "/etc/group"].map(|p| root.resolve_fully(p).ok().map(|r| r.inner))
+    }
+
+    /// As they will be once `text` is the database at `databases()[which]` (planning an
+    /// entry that writes it).
+    pub fn with_database(mut self, which: usize, text: &str) -> Owners {
+        let db = parse_db(text, 2);
+        if which == 0 {
+            self.users = db;
+        } else {
+            self.groups = db;
+        }
+        self
     }
 
     /// Users and groups the config will create count as existing when planning, with their

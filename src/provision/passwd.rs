@@ -106,11 +106,29 @@ fn db_line(root: &Root, file: &str, name: &str) -> Option<Vec<String>> {
     fields_of(&root.read_inside(file).ok()?, name)
 }
 
-/// The fields of the line for `name` in the text of a colon-separated database.
+/// The fields of the line for `name` in the text of a colon-separated database, the first
+/// one as the C library's lookups find it (leading blanks and comment lines skipped).
 fn fields_of(db: &str, name: &str) -> Option<Vec<String>> {
-    db.lines()
+    (db.lines())
+        .map(str::trim_start)
+        .filter(|l| !l.starts_with('#'))
         .map(|l| l.split(':').map(str::to_string).collect::<Vec<_>>())
         .find(|f| f.first().map(String::as_str) == Some(name))
+}
+
+/// The gid a group given to the shadow tools stands for: a number is a gid (they try that
+/// first), anything else a name.
+fn gid_of(owners: &Owners, group: &str) -> Option<u32> {
+    group.parse().ok().or_else(|| owners.gid(group).ok())
+}
+
+/// The password hash of `name` where the shadow tools keep it: the shadow database
+/// (`shadow`, `gshadow`) when the root has one, else the plain one (`passwd`, `group`).
+fn stored_hash(root: &Root, shadow: &str, plain: &str, name: &str) -> Option<String> {
+    match root.read_inside(shadow) {
+        Ok(db) => fields_of(&db, name)?.get(1).cloned(),
+        Err(_) => db_field(root, plain, name, 1),
+    }
 }
 
 pub(super) fn passwd_entry(root: &Root, name: &str) -> Option<Vec<String>> {
@@ -166,7 +184,7 @@ pub fn run(
                     .as_ref()
                     .filter(|h| !h.is_empty())
                     .is_some_and(|h| {
-                        db_field(root, "/etc/gshadow", &g.name, 1).as_ref() != Some(h)
+                        stored_hash(root, "/etc/gshadow", "/etc/group", &g.name).as_ref() != Some(h)
                     });
                 (gid_differs || hash_differs).then(|| {
                     (
@@ -214,17 +232,29 @@ pub fn run(
                 };
                 let uid_differs = u.uid.is_some_and(|id| f.get(2) != Some(&id.to_string()));
                 let primary_differs = given(&u.primary_group).is_some_and(|g| {
-                    owners.gid(g).map(|id| id.to_string()).ok().as_ref() != f.get(3)
+                    gid_of(&owners, g).map(|id| id.to_string()).as_ref() != f.get(3)
                 });
+                // usermod --password also dates the change: an empty date is filled in.
+                let undated =
+                    || db_field(root, "/etc/shadow", &u.name, 2).is_some_and(|d| d.is_empty());
                 let hash_differs = hash_of(u).is_some_and(|h| {
-                    db_field(root, "/etc/shadow", &u.name, 1).as_ref() != Some(&h)
+                    stored_hash(root, "/etc/shadow", "/etc/passwd", &u.name).as_ref() != Some(&h)
+                        || undated()
                 });
-                // --groups sets the supplementary groups: exactly these, no others.
+                // --groups sets the supplementary groups: exactly these, no others, in the
+                // member lists of both databases.
                 let groups_differ = !u.groups.is_empty() && {
-                    let mut want: Vec<&str> = u.groups.iter().map(String::as_str).collect();
+                    let mut want: Vec<String> = (u.groups.iter())
+                        .map(|g| match g.parse() {
+                            Ok(gid) => owners.group_name(gid),
+                            Err(_) => g.clone(),
+                        })
+                        .collect();
                     want.sort();
                     want.dedup();
-                    member_of(root, &u.name) != want
+                    member_of(root, "/etc/group", &u.name) != want
+                        || (root.read_inside("/etc/gshadow").is_ok()
+                            && member_of(root, "/etc/gshadow", &u.name) != want)
                 };
                 let needs = differs(4, &u.gecos)
                     || differs(5, &u.home_dir)
@@ -453,9 +483,10 @@ fn refused_databases(root: &Root, changes: &[Change]) -> Result<(), EntryError> 
     Ok(())
 }
 
-/// The groups (sorted) whose member list in the root's /etc/group names `user`.
-fn member_of(root: &Root, user: &str) -> Vec<String> {
-    let mut v: Vec<String> = (root.read_inside("/etc/group"))
+/// The groups (sorted) whose member list in the root's `db` (/etc/group or /etc/gshadow,
+/// both with the members fourth) names `user`.
+fn member_of(root: &Root, db: &str, user: &str) -> Vec<String> {
+    let mut v: Vec<String> = (root.read_inside(db))
         .unwrap_or_default()
         .lines()
         .filter_map(|l| {

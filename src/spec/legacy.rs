@@ -66,11 +66,45 @@ pub fn as_validated(cfg: &ig::Config, version: Version) -> Cow<'_, ig::Config> {
 
 /// The JSON upstream prints for `cfg` as a config of `version`.
 pub fn to_json(cfg: &ig::Config, version: Version, pretty: bool) -> Vec<u8> {
-    let json = crate::json::to_vec(shaped(cfg, version).as_ref(), pretty);
+    let mut json = crate::json::to_vec(shaped(cfg, version).as_ref(), pretty);
     if version == Version::V3_0 && cfg.ignition.config.merge.iter().any(|r| r.source.is_none()) {
-        return null_merge_sources(json, pretty);
+        json = null_merge_sources(json, pretty);
+    }
+    let replace = &cfg.ignition.config.replace;
+    if version == Version::V3_0 && replace.source.is_none() && replace.verification.hash.is_some() {
+        json = null_replace_source(json, pretty);
     }
     json
+}
+
+/// As [`null_merge_sources`], for the config's `replace`, which 3.0 prints when it has a
+/// verification (its only other field). The first `"replace"` key of the output is the
+/// config's own (the `merge` items before it hold no such key).
+fn null_replace_source(json: Vec<u8>, pretty: bool) -> Vec<u8> {
+    let key: &[u8] = if pretty {
+        b"\"replace\": {"
+    } else {
+        b"\"replace\":{"
+    };
+    let Some(at) = json.windows(key.len()).position(|w| w == key) else {
+        return json;
+    };
+    let open = at + key.len();
+    // The line break and indentation before the first key, repeated after the new one.
+    let ws = json[open..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    let mut out = Vec::with_capacity(json.len() + 32);
+    out.extend_from_slice(&json[..open + ws]);
+    out.extend_from_slice(if pretty {
+        b"\"source\": null,"
+    } else {
+        b"\"source\":null,"
+    });
+    out.extend_from_slice(&json[open..open + ws]);
+    out.extend_from_slice(&json[open + ws..]);
+    out
 }
 
 /// In 3.0 a config to merge printed its source even when it had none (`"source": null`);

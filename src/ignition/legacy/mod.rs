@@ -209,7 +209,8 @@ fn oem_source_at(c: &crate::ignition::Config, path: &JsonPath) -> bool {
             _ => None,
         }),
     };
-    src.is_some_and(|s| s.starts_with("oem:"))
+    // In any letter case: Go's URL parser lowers the scheme.
+    src.is_some_and(|s| s.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("oem:")))
 }
 
 /// Everything `flint validate` reports about a legacy document: a read failure, or the 2.x

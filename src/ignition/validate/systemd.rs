@@ -47,13 +47,13 @@ pub fn check(c: &mut Checker, s: &Systemd, path: &JsonPath) {
         let Some((prefix, instance)) = stem.split_once('@') else {
             continue;
         };
-        if prefix.is_empty() || instance.is_empty() {
+        // (Upstream's pattern does not reach over a line break.)
+        if prefix.is_empty() || instance.is_empty() || stem.contains('\n') {
             continue;
         }
         let template = format!("{prefix}@.service");
-        let lacks_install = s
-            .units
-            .iter()
+        // The last unit of that name, as upstream's table of units by name keeps it.
+        let lacks_install = (s.units.iter().rev())
             .find(|t| t.name == template)
             .and_then(|t| options(&t.contents))
             .is_some_and(|opts| !unit::has_install(&opts));

@@ -260,10 +260,17 @@ impl Translator<'_> {
                 for (j, file) in u.ssh_authorized_keys_local.iter().enumerate() {
                     match self.set.files.read(file) {
                         Ok(bytes) => {
-                            // One key per line; only empty lines are skipped.
+                            // One key per line, lines ending in `\n` or `\r\n` (a `\r` at the
+                            // very end, with no line break after it, stays); only empty lines
+                            // are skipped.
                             let text = String::from_utf8_lossy(&bytes);
-                            for line in text.split('\n') {
-                                let line = line.strip_suffix('\r').unwrap_or(line);
+                            let lines: Vec<&str> = text.split('\n').collect();
+                            for (k, line) in lines.iter().enumerate() {
+                                let ended = k + 1 < lines.len();
+                                let line = match ended {
+                                    true => line.strip_suffix('\r').unwrap_or(line),
+                                    false => line,
+                                };
                                 if line.is_empty() {
                                     continue;
                                 }
