@@ -36,6 +36,14 @@ pub enum Change {
         gid: u32,
         replace: bool,
     },
+    /// Appends `data` to the regular file there, in place (its other names see it too),
+    /// then sets its owner and mode.
+    AppendFile {
+        data: Content,
+        mode: u32,
+        uid: u32,
+        gid: u32,
+    },
     /// Changes mode or owner of what is there.
     SetAttrs {
         mode: Option<u32>,
@@ -74,7 +82,10 @@ impl Change {
     /// directory other entries were resolved through).
     fn replaces(&self) -> bool {
         match self {
-            Change::CreateParent | Change::SetAttrs { .. } | Change::Append { .. } => false,
+            Change::CreateParent
+            | Change::SetAttrs { .. }
+            | Change::Append { .. }
+            | Change::AppendFile { .. } => false,
             Change::WriteFile { replace, .. }
             | Change::CreateDir { replace, .. }
             | Change::Symlink { replace, .. }
@@ -113,6 +124,16 @@ impl Action {
             } => format!(
                 "{} file {p} ({} bytes, {mode:04o}, {})",
                 if *replace { "replace" } else { "create" },
+                data.len(),
+                Self::owner(owners, *uid, *gid)
+            ),
+            Change::AppendFile {
+                data,
+                mode,
+                uid,
+                gid,
+            } => format!(
+                "append {} bytes to file {p} ({mode:04o}, {})",
                 data.len(),
                 Self::owner(owners, *uid, *gid)
             ),
@@ -161,6 +182,7 @@ impl Action {
         match self.change {
             Change::CreateParent => "create-directory",
             Change::WriteFile { .. } => "write-file",
+            Change::AppendFile { .. } => "append",
             Change::SetAttrs { .. } => "set-attributes",
             Change::CreateDir { .. } => "create-directory",
             Change::Symlink { .. } => "create-symlink",
@@ -518,6 +540,11 @@ pub fn run(
                         let bytes = data.to_vec().map_err(|e| fail(e.to_string()))?;
                         String::from_utf8_lossy(&bytes).into_owned()
                     }
+                    Change::AppendFile { data, .. } => {
+                        let mut bytes = std::fs::read(root.host(&a.path)).unwrap_or_default();
+                        bytes.extend(data.to_vec().map_err(|e| fail(e.to_string()))?);
+                        String::from_utf8_lossy(&bytes).into_owned()
+                    }
                     Change::SetAttrs { .. } | Change::CreateParent => continue,
                     // Replaced by something that is no database (or emptied): no names.
                     _ => String::new(),
@@ -669,8 +696,10 @@ fn plan_file(
             let io = |e: std::io::Error| e.to_string();
             if base.is_some() {
                 let want = whole(&base);
-                // Already as desired (contents, mode, owner): nothing to do.
-                if !want.same_as_file(host, meta.len()).map_err(io)? {
+                // Already as desired (contents, mode, owner): nothing to do. But a file with
+                // other names is written anew, as upstream writes it: they keep the old one.
+                let linked = first_run && meta.nlink() > 1 && overwrite;
+                if linked || !want.same_as_file(host, meta.len()).map_err(io)? {
                     if overwrite {
                         return Ok(Some(create(want, true)));
                     }
@@ -678,6 +707,16 @@ fn plan_file(
                 }
             } else if !appends.is_empty() && (first_run || !appends.ends_file(host).map_err(io)?) {
                 // Appending keeps the file's mode and owner unless the entry sets them.
+                // A file with other names is appended to in place, as upstream appends (so
+                // they see it too); any other is written anew whole, and renamed into place.
+                if meta.nlink() > 1 {
+                    return Ok(Some(Change::AppendFile {
+                        data: appends,
+                        mode: mode.unwrap_or(after_chown(cur_mode)),
+                        uid: uid.unwrap_or(cur_uid),
+                        gid: gid.unwrap_or(cur_gid),
+                    }));
+                }
                 let mut data = Content::from(std::fs::read(host).map_err(io)?);
                 for b in &appends.0 {
                     data.push(b.clone());
@@ -976,6 +1015,26 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
             }
             staged
         }
+        Change::AppendFile {
+            data,
+            mode,
+            uid,
+            gid,
+        } => {
+            use std::io::Seek;
+            use std::os::unix::fs::OpenOptionsExt;
+            // What stands at the path was planned for: a link found there now is not followed.
+            // At the end by position, not O_APPEND, which the kernel's copy between files
+            // (a spooled resource) refuses.
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(&host)?;
+            f.seek(std::io::SeekFrom::End(0))?;
+            data.write_to(&mut f)?;
+            std::os::unix::fs::fchown(&f, Some(*uid), Some(*gid))?;
+            f.set_permissions(std::fs::Permissions::from_mode(*mode))
+        }
         Change::SetAttrs { mode, uid, gid } => {
             if uid.is_some() || gid.is_some() {
                 chown(&host, *uid, *gid)?;
@@ -1042,6 +1101,7 @@ fn ensure_file(
     entry: &JsonPath,
     path: &str,
     data: &[u8],
+    first_run: bool,
 ) -> Result<Vec<Action>, String> {
     let r = root.resolve(path)?;
     // Upstream renames the new contents into place, which a directory there refuses;
@@ -1051,7 +1111,10 @@ fn ensure_file(
     let current = match observe(&r.host) {
         (Kind::File, Some(m)) => std::fs::read(&r.host)
             .ok()
-            .filter(|_| m.permissions().mode() & 0o7777 == 0o644 && m.uid() == 0 && m.gid() == 0),
+            // (A file with other names is written anew, as upstream writes it: they keep
+            // the old one.)
+            .filter(|_| m.permissions().mode() & 0o7777 == 0o644 && m.uid() == 0 && m.gid() == 0)
+            .filter(|_| !first_run || m.nlink() == 1),
         _ => None,
     };
     if current.as_deref() != Some(data) {
@@ -1258,6 +1321,12 @@ fn disable_unit(root: &Path, unit: &str) -> std::io::Result<()> {
 /// `made`: planning, whether what the files stage would make is a directory (see
 /// `note_made`); a unit, drop-in or preset path may be one of them, or lead through a file,
 /// and the run then fails there. Applying, it is empty: the root shows what was made.
+/// Whether `host` is a link whose target reads `/dev/null`, letter for letter, as upstream
+/// compares it (`/dev//null` is not: an unmask leaves it).
+fn links_to_dev_null(host: &Path) -> bool {
+    std::fs::read_link(host).is_ok_and(|t| t.as_os_str() == "/dev/null")
+}
+
 pub fn run_units(
     cfg: &Config,
     root: &Root,
@@ -1299,7 +1368,7 @@ pub fn run_units(
             if let Some(c) = d.contents.as_deref() {
                 let p = format!("/etc/systemd/system/{}.d/{}", u.name, d.name);
                 let de = e.key("dropins").index(j);
-                let acts = ensure_file(root, &mut planned, made, &de, &p, c.as_bytes());
+                let acts = ensure_file(root, &mut planned, made, &de, &p, c.as_bytes(), first_run);
                 step(&de, acts, &mut actions)?;
             }
         }
@@ -1309,7 +1378,15 @@ pub fn run_units(
             .filter(|c| !c.is_empty())
             .filter(|_| u.mask != Some(true))
         {
-            let acts = ensure_file(root, &mut planned, made, &e, &unit_path, c.as_bytes());
+            let acts = ensure_file(
+                root,
+                &mut planned,
+                made,
+                &e,
+                &unit_path,
+                c.as_bytes(),
+                first_run,
+            );
             step(&e, acts, &mut actions)?;
         }
         // Upstream writes a masked unit's contents before masking it: a directory there
@@ -1328,7 +1405,9 @@ pub fn run_units(
             Some(true) => root.resolve(&unit_path).and_then(|r| {
                 no_file_on_the_way(&r.inner, made)?;
                 let mut acts = parents(&mut planned, &e, &r.missing);
-                let ok = std::fs::read_link(&r.host).is_ok_and(|t| t == Path::new("/dev/null"));
+                // Upstream makes the link anew on every run (root's, to `/dev/null`); a
+                // later run of flint leaves one that is exactly that.
+                let ok = !first_run && links_to_dev_null(&r.host);
                 if !ok {
                     let replace = !matches!(observe(&r.host).0, Kind::None);
                     acts.push(Action {
@@ -1345,7 +1424,7 @@ pub fn run_units(
                 Ok(acts)
             }),
             Some(false) => root.resolve(&unit_path).map(|r| {
-                let masked = std::fs::read_link(&r.host).is_ok_and(|t| t == Path::new("/dev/null"));
+                let masked = links_to_dev_null(&r.host);
                 if masked {
                     vec![Action {
                         entry: e.clone(),

@@ -172,14 +172,14 @@ fn check_partition(c: &mut Checker, p: &Partition, path: &JsonPath) {
             "a partition number >= 1 or a label must be specified",
         );
     }
+    // One finding per label: a label too long is not also checked for a colon.
     if let Some(l) = &p.label {
         if l.len() > 36 {
             c.error(
                 path.key("label"),
                 "partition labels may not exceed 36 characters",
             );
-        }
-        if l.contains(':') {
+        } else if l.contains(':') {
             c.error(
                 path.key("label"),
                 "partition label will be truncated to text before the colon",
