@@ -518,7 +518,7 @@ pub fn run(
         let rewrites = |a: &Action| {
             (databases.iter().enumerate())
                 .filter_map(|(i, d)| Some((i, d.as_deref()?)))
-                .find(|(_, d)| *d == a.path || d.starts_with(&format!("{}/", a.path)))
+                .find(|(_, d)| *d == a.path || ancestors(d).any(|p| p == a.path))
                 .map(|(i, _)| i)
         };
         let touched: Vec<(usize, &Action)> = (entry_actions.iter())
@@ -667,12 +667,13 @@ fn plan_file(
     let (uid, gid) = ids(owners, &f.user, &f.group)?;
     let mode = f.mode.map(mask);
     let (kind, meta) = host.map_or((Kind::None, None), observe);
-    let new_gid = gid.or(host.and_then(setgid_parent)).unwrap_or(0);
+    // (Looked up only where a file is made: not on a run that finds everything in place.)
+    let new_gid = || gid.or_else(|| host.and_then(setgid_parent)).unwrap_or(0);
     let create = |data: Content, replace: bool| Change::WriteFile {
         data,
         mode: mode.unwrap_or(0o644),
         uid: uid.unwrap_or(0),
-        gid: new_gid,
+        gid: new_gid(),
         replace,
     };
     match kind {
@@ -733,7 +734,7 @@ fn plan_file(
             let want_mode =
                 (mode.or(replaced_defaults.then_some(0o644))).or(Some(after_chown(cur_mode)));
             let want_uid = uid.or(replaced_defaults.then_some(0));
-            let want_gid = gid.or(replaced_defaults.then_some(new_gid));
+            let want_gid = gid.or(replaced_defaults.then(new_gid));
             Ok(attrs(
                 cur_mode, cur_uid, cur_gid, want_mode, want_uid, want_gid,
             ))
@@ -1310,6 +1311,12 @@ fn disable_unit(root: &Path, unit: &str) -> std::io::Result<()> {
     }
 }
 
+/// Whether `host` is a link whose target reads `/dev/null`, letter for letter, as upstream
+/// compares it (`/dev//null` is not: an unmask leaves it).
+fn links_to_dev_null(host: &Path) -> bool {
+    std::fs::read_link(host).is_ok_and(|t| t.as_os_str() == "/dev/null")
+}
+
 /// Units and drop-ins under /etc/systemd/system, masks as links to /dev/null, and the preset
 /// lines appended to 20-ignition.preset, as upstream: `enable NAME` for enabled units;
 /// `disable NAME` (after `systemctl disable` removed its links) for a unit with
@@ -1321,12 +1328,6 @@ fn disable_unit(root: &Path, unit: &str) -> std::io::Result<()> {
 /// `made`: planning, whether what the files stage would make is a directory (see
 /// `note_made`); a unit, drop-in or preset path may be one of them, or lead through a file,
 /// and the run then fails there. Applying, it is empty: the root shows what was made.
-/// Whether `host` is a link whose target reads `/dev/null`, letter for letter, as upstream
-/// compares it (`/dev//null` is not: an unmask leaves it).
-fn links_to_dev_null(host: &Path) -> bool {
-    std::fs::read_link(host).is_ok_and(|t| t.as_os_str() == "/dev/null")
-}
-
 pub fn run_units(
     cfg: &Config,
     root: &Root,

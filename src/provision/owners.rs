@@ -17,14 +17,18 @@ fn read_db(root: &Root, path: &str, id_field: usize) -> HashMap<String, u32> {
     parse_db(&root.read_inside(path).unwrap_or_default(), id_field)
 }
 
+/// The records of a colon-separated account database, their fields, as the C library's
+/// lookups read them: blanks before a line are skipped, and comment lines left out.
+pub fn records(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    (text.lines())
+        .map(str::trim_start)
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(':').collect())
+}
+
 fn parse_db(text: &str, id_field: usize) -> HashMap<String, u32> {
     let mut db = HashMap::new();
-    for l in text.lines() {
-        let l = l.trim_start();
-        if l.starts_with('#') {
-            continue;
-        }
-        let f: Vec<&str> = l.split(':').collect();
+    for f in records(text) {
         // (The C library reads the id as strtoul does: blanks before it are skipped.)
         let id = f.get(id_field).map(|s| s.trim_start().parse());
         if let (Some(name), Some(Ok(id))) = (f.first(), id) {

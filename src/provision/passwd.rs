@@ -109,11 +109,9 @@ fn db_line(root: &Root, file: &str, name: &str) -> Option<Vec<String>> {
 /// The fields of the line for `name` in the text of a colon-separated database, the first
 /// one as the C library's lookups find it (leading blanks and comment lines skipped).
 fn fields_of(db: &str, name: &str) -> Option<Vec<String>> {
-    (db.lines())
-        .map(str::trim_start)
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split(':').map(str::to_string).collect::<Vec<_>>())
-        .find(|f| f.first().map(String::as_str) == Some(name))
+    super::owners::records(db)
+        .find(|f| f.first() == Some(&name))
+        .map(|f| f.into_iter().map(str::to_string).collect())
 }
 
 /// The gid a group given to the shadow tools stands for: a number is a gid (they try that
@@ -252,9 +250,8 @@ pub fn run(
                         .collect();
                     want.sort();
                     want.dedup();
-                    member_of(root, "/etc/group", &u.name) != want
-                        || (root.read_inside("/etc/gshadow").is_ok()
-                            && member_of(root, "/etc/gshadow", &u.name) != want)
+                    member_of(root, "/etc/group", &u.name).unwrap_or_default() != want
+                        || member_of(root, "/etc/gshadow", &u.name).is_some_and(|m| m != want)
                 };
                 let needs = differs(4, &u.gecos)
                     || differs(5, &u.home_dir)
@@ -484,10 +481,9 @@ fn refused_databases(root: &Root, changes: &[Change]) -> Result<(), EntryError> 
 }
 
 /// The groups (sorted) whose member list in the root's `db` (/etc/group or /etc/gshadow,
-/// both with the members fourth) names `user`.
-fn member_of(root: &Root, db: &str, user: &str) -> Vec<String> {
-    let mut v: Vec<String> = (root.read_inside(db))
-        .unwrap_or_default()
+/// both with the members fourth) names `user`; `None` where the root has no such file.
+fn member_of(root: &Root, db: &str, user: &str) -> Option<Vec<String>> {
+    let mut v: Vec<String> = (root.read_inside(db).ok()?)
         .lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split(':').collect();
@@ -500,7 +496,7 @@ fn member_of(root: &Root, db: &str, user: &str) -> Vec<String> {
         .collect();
     v.sort();
     v.dedup();
-    v
+    Some(v)
 }
 
 /// The keys file's text: the keys one per line, ending with a newline (once).
