@@ -235,6 +235,65 @@ fn a_stalled_server_times_out_within_the_total() {
     );
 }
 
+/// What goes on the wire is what Go's client sends for the same URL (checked against
+/// Flatcar's Ignition): a path with characters it must not carry escaped whole, user
+/// information decoded into Basic credentials (unless the config sends Authorization), no
+/// fragment; only 200 and 204 answer a fetch; redirects resolved with dot segments removed,
+/// and followed past 10.
+#[test]
+fn urls_statuses_and_redirects_as_upstreams_client_has_them() {
+    let s = Server::start(None);
+    s.route("/e/%5Bx%5D%7By%7D", ok("escaped"));
+    s.route("/k/[x]", ok("kept"));
+    s.route("/created", status(201));
+    s.route("/partial", status(206));
+    s.route("/empty", Reply::Fixed(204, vec![], vec![]));
+    let moved =
+        |code: u16, to: &str| Reply::Fixed(code, vec![("Location".into(), to.into())], vec![]);
+    s.route("/choices", moved(300, "/k/[x]"));
+    s.route("/use-proxy", moved(305, "/k/[x]"));
+    for i in 1..=15 {
+        s.route(
+            &format!("/hop/{i}/n"),
+            moved(307, &format!("../{}/./n", i - 1)),
+        );
+    }
+    s.route("/hop/0/n", ok("end"));
+    let base = s.url("");
+    let with_user = base.replacen("http://", "http://u%3Ap:p%40ss@", 1);
+    let entry = |src: String, extra: &str| {
+        let n = src.len();
+        format!(r#"{{"path":"/x{n}","contents":{{"source":"{src}"{extra}}}}}"#)
+    };
+    let files = [
+        entry(format!("{with_user}/e/[x]{{y}}?q=[1]#frag"), ""),
+        entry(
+            format!("{with_user}/k/[x]"),
+            r#","httpHeaders":[{"name":"authorization","value":"Bearer t"}]"#,
+        ),
+        entry(s.url("/empty"), ""),
+        entry(s.url("/hop/15/n"), ""),
+    ];
+    let acq = run(&file_config("", &files.join(","))).unwrap();
+    let got: Vec<Vec<u8>> = (0..4).map(|i| contents(&acq, i)).collect();
+    assert_eq!(got, [&b"escaped"[..], b"kept", b"", b"end"]);
+    let seen = s.seen();
+    let first = seen.iter().find(|r| r.path.starts_with("/e/")).unwrap();
+    assert_eq!(first.path, "/e/%5Bx%5D%7By%7D?q=[1]");
+    // base64 of "u:p:p@ss": the user is "u:p", the password "p@ss".
+    assert_eq!(first.headers["authorization"], "Basic dTpwOnBAc3M=");
+    let kept = seen.iter().find(|r| r.path == "/k/[x]").unwrap();
+    assert_eq!(kept.headers["authorization"], "Bearer t");
+    assert_eq!(s.hits("/hop/0/n"), 1);
+    for path in ["/created", "/partial", "/choices", "/use-proxy"] {
+        let e = run(&file_config("", &entry(s.url(path), "")))
+            .err()
+            .unwrap();
+        assert!(e.message.contains(path), "{path}: {e}");
+    }
+    assert_eq!(s.hits("/k/[x]"), 1, "300 and 305 are not followed");
+}
+
 #[test]
 fn redirect_loops_hash_mismatches_corrupt_gzip_and_oversize_fail() {
     let s = Server::start(None);

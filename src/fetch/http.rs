@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use ureq::tls::Certificate;
 
-const MAX_REDIRECTS: usize = 10;
+/// Redirects followed before a fetch fails (upstream follows any number: a chain this long
+/// is a broken server, and a loop is failed at once, see `send_into`).
+const MAX_REDIRECTS: usize = 100;
 /// What Ignition accepts, sent with every HTTP(S) fetch unless the config overrides it: the
 /// newest stable spec version (Flatcar's Ignition v2.26 names 3.6.0; a server may refuse a
 /// request naming another, as upstream's own test server does).
@@ -132,7 +134,7 @@ impl HttpClient {
         ))
     }
 
-    /// Fetches `url` with the config's `headers` (name, value); follows redirects. Only 2xx
+    /// Fetches `url` with the config's `headers` (name, value); follows redirects. Only 200 and 204
     /// bodies are returned; a 404 says "resource not found (404)".
     pub fn get(&self, url: &str, headers: &[(String, String)]) -> Result<Vec<u8>, String> {
         let resp = self.send(&Request::get(url, headers))?;
@@ -220,13 +222,19 @@ impl HttpClient {
         }
     }
 
-    /// The request headers: Ignition's defaults, replaced by same-named custom headers.
-    fn headers(&self, custom: &[(String, String)]) -> Vec<(String, String)> {
+    /// The request headers: Ignition's defaults and `credentials`, replaced by same-named
+    /// custom headers.
+    fn headers(
+        &self,
+        credentials: &[(String, String)],
+        custom: &[(String, String)],
+    ) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = vec![
             ("User-Agent".into(), self.user_agent.clone()),
             ("Accept".into(), ACCEPT.into()),
             ("Accept-Encoding".into(), "identity".into()),
         ];
+        out.extend_from_slice(credentials);
         for (k, v) in custom {
             out.retain(|(d, _)| !d.eq_ignore_ascii_case(k));
             out.push((k.clone(), v.clone()));
@@ -246,8 +254,22 @@ impl HttpClient {
         let agent = self.agent(&target).map_err(Attempt::Fail)?;
         let method = ureq::http::Method::from_bytes(req.method.as_bytes())
             .map_err(|_| Attempt::Fail(format!("bad HTTP method {:?}", req.method)))?;
-        let mut builder = ureq::http::Request::builder().method(method).uri(url);
-        for (k, v) in self.headers(custom) {
+        // User information goes as Basic credentials, decoded, unless the config sends
+        // its own Authorization; never in the request's URL.
+        let credentials = target.user.as_ref().map(|(user, password)| {
+            let pair = format!("{user}:{password}");
+            (
+                "Authorization".to_string(),
+                format!(
+                    "Basic {}",
+                    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, pair)
+                ),
+            )
+        });
+        let mut builder = ureq::http::Request::builder()
+            .method(method)
+            .uri(target.request_url());
+        for (k, v) in self.headers(credentials.as_slice(), custom) {
             builder = builder.header(k.as_str(), v.as_str());
         }
         let left = deadline.map(|d| {
@@ -289,11 +311,13 @@ impl HttpClient {
             }
         };
         let status = resp.status().as_u16();
-        if (300..400).contains(&status) && status != 304 {
+        // Go's client follows these (others, 300 and 305 among them, are final answers).
+        if [301, 302, 303, 307, 308].contains(&status) {
             let loc = resp
                 .headers()
                 .get("location")
                 .and_then(|v| v.to_str().ok())
+                .filter(|l| !l.is_empty())
                 .ok_or_else(|| {
                     Attempt::Fail(format!(
                         "{} {}: {status} without Location",
@@ -301,7 +325,10 @@ impl HttpClient {
                         redact(url)
                     ))
                 })?;
-            return Ok(Reply::Redirect(target.join(loc)));
+            let to = target.join(loc).map_err(|e| {
+                Attempt::Fail(format!("{} {}: Location: {e}", req.method, redact(url)))
+            })?;
+            return Ok(Reply::Redirect(to));
         }
         if status >= 500 || req.retry_codes.contains(&status) {
             return Err(Attempt::Retry(format!(
@@ -356,7 +383,7 @@ impl HttpClient {
         };
         let body = resp.body_mut().with_config().limit(limit);
         match sink {
-            Some(sink) if (200..300).contains(&status) => {
+            Some(sink) if is_success(status) => {
                 use std::io::Read;
                 sink.restart();
                 let mut reader = body.reader();
@@ -423,7 +450,7 @@ impl Response {
     /// The body of a successful response; an error naming the status otherwise.
     pub fn into_body(self, url: &str) -> Result<Vec<u8>, String> {
         match self.status {
-            200..=299 => Ok(self.body),
+            s if is_success(s) => Ok(self.body),
             404 => Err(format!(
                 "{} {}: resource not found (404)",
                 self.method,
@@ -442,6 +469,12 @@ impl Response {
 enum Reply {
     Done(Response),
     Redirect(String),
+}
+
+/// The statuses whose body is the resource: Ignition takes 200 and 204 (empty), and no
+/// other (a 201 or a 206 fails the fetch).
+fn is_success(status: u16) -> bool {
+    status == 200 || status == 204
 }
 
 fn reason(status: u16) -> &'static str {

@@ -208,7 +208,7 @@ impl Fetcher {
                 tftp::get(
                     &u.host,
                     u.port,
-                    &u.path,
+                    &u.decoded_path(),
                     self.tftp_timeout,
                     self.memory_limit(),
                 )
