@@ -257,7 +257,7 @@ impl HttpClient {
         // User information goes as Basic credentials, decoded, unless the config sends
         // its own Authorization; never in the request's URL.
         let credentials = target.user.as_ref().map(|(user, password)| {
-            let pair = format!("{user}:{password}");
+            let pair = [&user[..], b":", password].concat();
             (
                 "Authorization".to_string(),
                 format!(

@@ -9,8 +9,9 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Url {
     pub scheme: String,
-    /// User name and password, percent-decoded (a missing password is empty).
-    pub user: Option<(String, String)>,
+    /// User name and password, percent-decoded (a missing password is empty): bytes, as
+    /// Go sends them, whatever their encoding.
+    pub user: Option<(Vec<u8>, Vec<u8>)>,
     pub host: String,
     pub port: u16,
     /// Host and port as written (what the `Host` header names).
@@ -162,14 +163,10 @@ fn is_scheme(s: &str) -> bool {
 }
 
 /// User name and password of `user[:password]`, decoded.
-fn userinfo(info: &str) -> Result<(String, String), String> {
+fn userinfo(info: &str) -> Result<(Vec<u8>, Vec<u8>), String> {
     let (user, password) = info.split_once(':').unwrap_or((info, ""));
-    let text = |s: &str| {
-        unescape(s)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .map_err(|e| format!("{e} in the user information"))
-    };
-    Ok((text(user)?, text(password)?))
+    let decoded = |s: &str| unescape(s).map_err(|e| format!("{e} in the user information"));
+    Ok((decoded(user)?, decoded(password)?))
 }
 
 /// Bytes a path carries unescaped: letters, digits and `-._~$&+,/:;=@`.

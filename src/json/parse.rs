@@ -421,10 +421,10 @@ impl Parser<'_> {
                 }
             }
         }
-        // Go replaces invalid UTF-8 with U+FFFD rather than failing.
+        // Go replaces invalid UTF-8 with U+FFFD, byte by byte, rather than failing.
         Ok(match String::from_utf8(out) {
             Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Err(e) => crate::bytes::go_lossy(e.as_bytes()).into_owned(),
         })
     }
 

@@ -922,6 +922,13 @@ fn translate_read(
         out_version: spec.ignition,
         allow_gzip: !(spec.family == Family::OpenShift && spec.minor <= 9),
         ahead,
+        binary: tags
+            .values()
+            .any(|t| matches!(t, yaml::TagNote::Named { tag, .. } if tag == "!!binary"))
+            .then_some(base::BinaryValues {
+                root: decoded,
+                tags: &tags,
+            }),
     };
     let t = base::translate(&config, set);
     let mut findings: Vec<Finding> = t.issues.into_iter().map(Finding::Source).collect();

@@ -602,6 +602,16 @@ pub fn to_json(node: &Node) -> serde_json::Value {
     }
 }
 
+/// The data of a `!!binary` scalar written as `text` (base64; line breaks in it ignored, as
+/// go-yaml ignores them), or `None` if it is not base64.
+pub fn binary_data(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    let compact: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .ok()
+}
+
 /// The value of a scalar with its tag applied, and what else the tag means.
 fn scalar_value(text: String, style: Style, tag: Option<&str>) -> (Value, Option<TagNote>) {
     // `!` alone is no tag: the scalar resolves as if untagged.
@@ -620,17 +630,17 @@ fn scalar_value(text: String, style: Style, tag: Option<&str>) -> (Value, Option
         "!!str" => (Value::String(text), None),
         // go-yaml decodes binary data given to a string (line breaks in the data ignored).
         "!!binary" => {
-            use base64::Engine;
-            let compact: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-            match base64::engine::general_purpose::STANDARD.decode(compact) {
-                Ok(data) => {
+            match binary_data(&text) {
+                // Text as Go makes it of the bytes; embedded contents take the bytes
+                // themselves (see `spec::base::BinaryValues`).
+                Some(data) => {
                     let note = named(&text);
                     (
-                        Value::String(String::from_utf8_lossy(&data).into_owned()),
+                        Value::String(crate::bytes::go_lossy(&data).into_owned()),
                         Some(note),
                     )
                 }
-                Err(_) => (
+                None => (
                     Value::String(text),
                     Some(TagNote::Refused(
                         "!!binary value contains invalid base64 data".into(),

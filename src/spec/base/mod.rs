@@ -77,6 +77,38 @@ pub struct Settings<'a> {
     pub allow_gzip: bool,
     /// Contents encoded ahead, on another thread, while the document was read.
     pub ahead: Option<&'a super::ahead::Ahead>,
+    /// The document's `!!binary` values, when it has any.
+    pub binary: Option<BinaryValues<'a>>,
+}
+
+/// The `!!binary` values of a document. Where go-yaml decodes one into a string, the
+/// string holds the bytes: text fields show them as Go's JSON encoder does (one U+FFFD per
+/// byte that is not UTF-8, which is what the tree holds), but embedded contents (`inline`)
+/// are the bytes themselves.
+#[derive(Debug, Clone, Copy)]
+pub struct BinaryValues<'a> {
+    pub root: &'a crate::tree::Node,
+    pub tags: &'a std::collections::HashMap<u32, crate::yaml::TagNote>,
+}
+
+impl BinaryValues<'_> {
+    /// The bytes of the `!!binary` value at `path`, if that is one.
+    pub fn bytes_at(&self, path: &JsonPath) -> Option<Vec<u8>> {
+        use crate::tree::Seg;
+        let mut node = self.root;
+        for seg in path.segs() {
+            node = match seg {
+                Seg::Key(k) => &node.get(k)?.value,
+                Seg::Index(i) => node.index(*i)?,
+            };
+        }
+        match self.tags.get(&node.start)? {
+            crate::yaml::TagNote::Named { tag, text, .. } if tag == "!!binary" => {
+                crate::yaml::binary_data(text)
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Settings<'_> {
@@ -231,7 +263,11 @@ impl Translator<'_> {
             },
         };
         let data = match (&r.inline, &r.local) {
-            (Some(text), _) => Some(text.as_bytes().to_vec()),
+            (Some(text), _) => Some(
+                (self.set.binary)
+                    .and_then(|b| b.bytes_at(&at.key("inline")))
+                    .unwrap_or_else(|| text.as_bytes().to_vec()),
+            ),
             (None, Some(l)) => match self.set.files.read(l) {
                 Ok(b) => Some(b),
                 Err(e) => {
@@ -263,7 +299,7 @@ impl Translator<'_> {
                             // One key per line, lines ending in `\n` or `\r\n` (a `\r` at the
                             // very end, with no line break after it, stays); only empty lines
                             // are skipped.
-                            let text = String::from_utf8_lossy(&bytes);
+                            let text = crate::bytes::go_lossy(&bytes);
                             let lines: Vec<&str> = text.split('\n').collect();
                             for (k, line) in lines.iter().enumerate() {
                                 let ended = k + 1 < lines.len();
@@ -478,7 +514,7 @@ impl Translator<'_> {
                     out = out.key("dropins").index(j);
                 }
                 self.map.add(out.key("contents"), at.key("contents_local"));
-                Some(String::from_utf8_lossy(&bytes).into_owned())
+                Some(crate::bytes::go_lossy(&bytes).into_owned())
             }
             Err(e) => {
                 self.error(at.key("contents_local"), e);

@@ -46,7 +46,7 @@ fn walk(dir: &Path, dest: &str, out: &mut Vec<Found>, errors: &mut Vec<String>) 
     };
     entries.sort();
     for (name, path) in entries {
-        let name = String::from_utf8_lossy(&name).into_owned();
+        let name = crate::bytes::go_lossy(&name).into_owned();
         let target_path = if dest.ends_with('/') {
             format!("{dest}{name}")
         } else {
