@@ -40,9 +40,10 @@ impl FilesDir<'_> {
         let inside = if base == "." {
             !(joined == ".." || joined.starts_with("../") || joined.starts_with('/'))
         } else {
+            // Upstream looks for the directory's path and a slash at the start: below `/`
+            // that is `//`, which no path holds, so `-d /` lets no file but `/` itself in.
             joined == base
-                || crate::ignition::validate::paths::is_below(&joined, &base)
-                || (base == "/" && joined.starts_with('/'))
+                || (base != "/" && crate::ignition::validate::paths::is_below(&joined, &base))
         };
         if !inside {
             return Err(TRAVERSAL.into());
@@ -88,5 +89,10 @@ mod tests {
         };
         assert_eq!(abs.resolve("x").unwrap(), PathBuf::from("/srv/files/x"));
         assert_eq!(abs.resolve("../x").unwrap_err(), TRAVERSAL);
+        let root = FilesDir {
+            dir: Some(Path::new("/")),
+        };
+        assert_eq!(root.resolve("etc/hostname").unwrap_err(), TRAVERSAL);
+        assert_eq!(root.resolve(".").unwrap(), PathBuf::from("/"));
     }
 }
