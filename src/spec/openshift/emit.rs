@@ -384,10 +384,11 @@ fn analyze(value: &[u8]) -> Analysis {
 }
 
 /// Whether go-yaml would read `s` back as a string if written plain (its `resolve` gives
-/// `!!str` and it is neither a base-60 float nor a YAML 1.1 boolean).
+/// `!!str` and it is neither a base-60 float nor a YAML 1.1 boolean). `<<` is written plain,
+/// as upstream writes it, though a reader would take it for a merge key.
 fn plain_reads_as_string(s: &str) -> bool {
     use crate::yaml::resolve::{Resolved, is_timestamp, resolve, yaml_1_1_bool};
-    if s.is_empty() || s == "<<" || yaml_1_1_bool(s).is_some() {
+    if s.is_empty() || yaml_1_1_bool(s).is_some() {
         return false;
     }
     if base60_float(s) || is_timestamp(s) {
@@ -886,12 +887,12 @@ mod tests {
             "2001-12-14",
             "1:20",
             "off",
-            "<<",
             ".5",
         ] {
             assert!(!plain_reads_as_string(s), "{s}");
         }
-        for s in ["abc", "1.2.3", "2001-13-14", "x:y", "a b", "-", "."] {
+        // `<<` too: upstream writes it plain.
+        for s in ["abc", "1.2.3", "2001-13-14", "x:y", "a b", "-", ".", "<<"] {
             assert!(plain_reads_as_string(s), "{s}");
         }
     }
