@@ -468,7 +468,8 @@ impl Translator<'_> {
         let mut units = Vec::with_capacity(src.units.len());
         for (i, u) in src.units.iter().enumerate() {
             let up = at.key("units").index(i);
-            let contents = self.unit_contents(&u.contents, &u.contents_local, &up, i, None);
+            // Upstream reads the drop-ins' local files before the unit's own: a missing
+            // one of each is reported in that order.
             let dropins = u
                 .dropins
                 .iter()
@@ -484,6 +485,7 @@ impl Translator<'_> {
                     name: d.name.clone(),
                 })
                 .collect();
+            let contents = self.unit_contents(&u.contents, &u.contents_local, &up, i, None);
             units.push(ig::Unit {
                 contents,
                 dropins,
