@@ -373,8 +373,10 @@ butane! {
     }
 
     pub struct OpenShift {
-        pub kernel_arguments: Vec<String>,
-        pub extensions: Vec<String>,
+        // Options, to tell a list given empty (`[]`) from none: upstream's raw mode
+        // reports an empty one as ignored too, but not a null or missing one.
+        pub kernel_arguments: Option<Vec<String>>,
+        pub extensions: Option<Vec<String>>,
         pub fips: Option<bool>,
         pub kernel_type: Option<String>,
     }

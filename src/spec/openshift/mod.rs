@@ -122,7 +122,12 @@ pub fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
     if spec.minor < 19 {
         return;
     }
-    let has_karg = cfg.openshift.kernel_arguments.iter().any(|k| k == CEX_KARG);
+    let has_karg = cfg
+        .openshift
+        .kernel_arguments
+        .iter()
+        .flatten()
+        .any(|k| k == CEX_KARG);
     let at = jpath(&["openshift", "kernel_arguments"]);
     let message = "'rd.luks.key=/etc/luks/cex.key' must be set as kernel argument when CEX is enabled for the boot device";
     if cfg.boot_device.luks.cex.enabled == Some(true) && !has_karg {
@@ -202,8 +207,8 @@ pub fn translate(
         labels: src.metadata.labels.clone(),
         spec: Spec {
             config: ig::Config::default(),
-            kernel_arguments: os.kernel_arguments.clone(),
-            extensions: os.extensions.clone(),
+            kernel_arguments: os.kernel_arguments.clone().unwrap_or_default(),
+            extensions: os.extensions.clone().unwrap_or_default(),
             fips: os.fips,
             kernel_type: os.kernel_type.clone(),
         },
@@ -269,8 +274,8 @@ pub fn translate(
     }
     if raw {
         let elided = [
-            (!mc.spec.kernel_arguments.is_empty(), "kernel_arguments"),
-            (!mc.spec.extensions.is_empty(), "extensions"),
+            (os.kernel_arguments.is_some(), "kernel_arguments"),
+            (os.extensions.is_some(), "extensions"),
             (mc.spec.fips.is_some(), "fips"),
             (mc.spec.kernel_type.is_some(), "kernel_type"),
         ];
