@@ -103,16 +103,26 @@ impl Node {
         self.deepest(path).marker_offset()
     }
 
-    /// Where an "unused key" warning points: at the key itself.
-    pub fn key_marker(&self, path: &JsonPath) -> Option<u32> {
-        let (last, parent) = path.segs().split_last()?;
+    /// The node at `path`, if every step of it exists.
+    pub fn at(&self, path: &JsonPath) -> Option<&Node> {
+        self.at_segs(path.segs())
+    }
+
+    fn at_segs(&self, segs: &[Seg]) -> Option<&Node> {
         let mut node = self;
-        for seg in parent {
+        for seg in segs {
             node = match seg {
                 Seg::Key(k) => &node.get(k)?.value,
                 Seg::Index(i) => node.index(*i)?,
             };
         }
+        Some(node)
+    }
+
+    /// Where an "unused key" warning points: at the key itself.
+    pub fn key_marker(&self, path: &JsonPath) -> Option<u32> {
+        let (last, parent) = path.segs().split_last()?;
+        let node = self.at_segs(parent)?;
         match last {
             Seg::Key(k) => node.get(k).map(|e| e.key_start),
             Seg::Index(i) => node.index(*i).map(|n| n.start),

@@ -94,15 +94,7 @@ pub struct BinaryValues<'a> {
 impl BinaryValues<'_> {
     /// The bytes of the `!!binary` value at `path`, if that is one.
     pub fn bytes_at(&self, path: &JsonPath) -> Option<Vec<u8>> {
-        use crate::tree::Seg;
-        let mut node = self.root;
-        for seg in path.segs() {
-            node = match seg {
-                Seg::Key(k) => &node.get(k)?.value,
-                Seg::Index(i) => node.index(*i)?,
-            };
-        }
-        match self.tags.get(&node.start)? {
+        match self.tags.get(&self.root.at(path)?.start)? {
             crate::yaml::TagNote::Named { tag, text, .. } if tag == "!!binary" => {
                 crate::yaml::binary_data(text)
             }
