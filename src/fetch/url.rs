@@ -197,29 +197,10 @@ fn escaped_path(raw: &str) -> Result<String, String> {
 
 /// `s` with its `%XX` escapes decoded; a `%` without two hex digits is an error.
 fn unescape(s: &str) -> Result<Vec<u8>, String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'%' {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        let hex = |j: usize| b.get(j).and_then(|&c| (c as char).to_digit(16));
-        match (hex(i + 1), hex(i + 2)) {
-            (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
-            _ => {
-                let end = (i + 3).min(b.len());
-                return Err(format!(
-                    "invalid URL escape {:?}",
-                    String::from_utf8_lossy(&b[i..end])
-                ));
-            }
-        }
-        i += 3;
-    }
-    Ok(out)
+    crate::ignition::validate::resource::unescape(s, false).map_err(|i| {
+        let b = &s.as_bytes()[i..(i + 3).min(s.len())];
+        format!("invalid URL escape {:?}", String::from_utf8_lossy(b))
+    })
 }
 
 /// `reference` resolved against the path `base`, with `.` and `..` segments removed

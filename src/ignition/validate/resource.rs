@@ -212,18 +212,26 @@ fn query_param(query: &str, key: &str) -> Option<Vec<u8>> {
 
 /// Go's `QueryUnescape`.
 fn query_unescape(s: &str) -> Option<Vec<u8>> {
+    unescape(s, true).ok()
+}
+
+/// Go's URL unescaping: `%XX` escapes decoded, and in a query (`plus_is_space`) `+` a
+/// space. An escape without two hex digits fails the whole; the error is its offset.
+pub fn unescape(s: &str, plus_is_space: bool) -> Result<Vec<u8>, usize> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
         match b[i] {
             b'%' => {
-                let hex = b.get(i + 1..i + 3)?;
-                let text = std::str::from_utf8(hex).ok()?;
-                out.push(u8::from_str_radix(text, 16).ok()?);
+                let hex = |j: usize| b.get(j).and_then(|&c| (c as char).to_digit(16));
+                let (Some(h), Some(l)) = (hex(i + 1), hex(i + 2)) else {
+                    return Err(i);
+                };
+                out.push((h * 16 + l) as u8);
                 i += 3;
             }
-            b'+' => {
+            b'+' if plus_is_space => {
                 out.push(b' ');
                 i += 1;
             }
@@ -233,7 +241,7 @@ fn query_unescape(s: &str) -> Option<Vec<u8>> {
             }
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 /// Checks a resource URL for spec `version` by upstream's rules; returns upstream's message
