@@ -97,16 +97,7 @@ impl HttpClient {
         if let (Some(p), "http") = (proxy, target.scheme.as_str()) {
             let uri: ureq::http::Uri =
                 p.parse().map_err(|e| format!("proxy {}: {e}", redact(p)))?;
-            let auth = uri
-                .authority()
-                .and_then(|a| a.as_str().rsplit_once('@'))
-                .map(|(user, _)| {
-                    let user = crate::ignition::dataurl::percent_decode(user);
-                    format!(
-                        "Basic {}",
-                        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, user)
-                    )
-                });
+            let auth = Url::parse(p).ok().and_then(|u| u.basic_credentials());
             let connector = TcpConnector::default().chain(AbsoluteForm { auth });
             return Ok(ureq::Agent::with_parts(
                 config(None),
@@ -256,16 +247,9 @@ impl HttpClient {
             .map_err(|_| Attempt::Fail(format!("bad HTTP method {:?}", req.method)))?;
         // User information goes as Basic credentials, decoded, unless the config sends
         // its own Authorization; never in the request's URL.
-        let credentials = target.user.as_ref().map(|(user, password)| {
-            let pair = [&user[..], b":", password].concat();
-            (
-                "Authorization".to_string(),
-                format!(
-                    "Basic {}",
-                    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, pair)
-                ),
-            )
-        });
+        let credentials = target
+            .basic_credentials()
+            .map(|c| ("Authorization".to_string(), c));
         let mut builder = ureq::http::Request::builder()
             .method(method)
             .uri(target.request_url());

@@ -93,6 +93,16 @@ impl Url {
         }
     }
 
+    /// The `Authorization` (or `Proxy-Authorization`) value its user information makes, as
+    /// Go's client makes it: `Basic` and base64 of the decoded `user:password`.
+    pub fn basic_credentials(&self) -> Option<String> {
+        use base64::Engine;
+        let (user, password) = self.user.as_ref()?;
+        let pair = [&user[..], b":", password].concat();
+        let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
+        Some(format!("Basic {encoded}"))
+    }
+
     /// The URL the request goes to: without user information or fragment, the path
     /// escaped as it is sent.
     pub fn request_url(&self) -> String {
@@ -327,6 +337,15 @@ mod tests {
         assert_eq!(user("http://u%3Ap@h/"), ("u:p".into(), "".into()));
         assert_eq!(user("http://u:p:q@h/"), ("u".into(), "p:q".into()));
         assert_eq!(user("http://:pw@h/"), ("".into(), "pw".into()));
+        // The header values the reference sent, to a server and to a proxy alike.
+        let basic = |s: &str| Url::parse(s).unwrap().basic_credentials();
+        assert_eq!(basic("http://user@h/").as_deref(), Some("Basic dXNlcjo="));
+        assert_eq!(basic("http://u%3Ap@h/").as_deref(), Some("Basic dTpwOg=="));
+        assert_eq!(
+            basic("http://u:p%40s@h/").as_deref(),
+            Some("Basic dTpwQHM=")
+        );
+        assert_eq!(basic("http://h/"), None);
         let u = Url::parse("http://u:p@h:8080/e?x#f").unwrap();
         assert_eq!(u.request_url(), "http://h:8080/e?x");
         let base = Url::parse("http://h:1/r/302/x").unwrap();
