@@ -1,6 +1,7 @@
 //! The command-line interface: argument definitions and the commands behind them. The
 //! binaries only parse arguments and turn results into exit codes.
 
+pub mod butane_flags;
 pub mod completions;
 mod gofmt;
 pub mod heap;
