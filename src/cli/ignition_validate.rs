@@ -5,6 +5,7 @@
 //! invalid or unreadable or without exactly one config (usage on stderr), 2 for an unknown
 //! flag.
 
+use super::butane_flags::go_parse_bool;
 use std::path::Path;
 
 /// The version line upstream prints; flint validates as that release does.
@@ -14,15 +15,6 @@ fn usage(prog: &str) -> String {
     format!(
         "Usage:\n  {prog} [flags] config.ign\n\n  -version\n    \tprint the version of ignition-validate\n"
     )
-}
-
-/// Go's `strconv.ParseBool`.
-fn parse_bool(v: &str) -> Option<bool> {
-    match v {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),
-        _ => None,
-    }
 }
 
 /// Runs the command line `args` (without the program name); returns the exit code.
@@ -55,7 +47,7 @@ pub fn run(prog: &str, args: &[String]) -> i32 {
             None => (name, None),
         };
         match name {
-            "version" => match value.map_or(Some(true), parse_bool) {
+            "version" => match value.map_or(Some(true), |v| go_parse_bool(v.as_bytes())) {
                 Some(b) => version = b,
                 None => {
                     let v = value.unwrap_or_default();

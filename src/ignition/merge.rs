@@ -11,6 +11,7 @@
 //! - a child HTTP header without a value removes the parent's header of that name.
 
 use super::types::*;
+use std::collections::{HashMap, HashSet};
 
 /// A list entry's identity for merging.
 trait Keyed {
@@ -60,23 +61,99 @@ fn opt<T>(parent: Option<T>, child: Option<T>) -> Option<T> {
     child.or(parent)
 }
 
-/// Keyed list merge; `removed` holds keys a sibling list of the child claims.
-fn list<T: Keyed + Merge>(parent: Vec<T>, child: Vec<T>, removed: &[String]) -> Vec<T> {
-    let mut child: Vec<Option<T>> = child.into_iter().map(Some).collect();
+/// The keys of the child's sibling lists that share an identity with a list (files,
+/// directories and links share the path; the two kernel argument lists the argument), split
+/// by whether the sibling comes before or after the list in upstream's struct.
+#[derive(Default)]
+pub struct Siblings<'a> {
+    pub earlier: HashSet<&'a str>,
+    pub later: HashSet<&'a str>,
+}
+
+/// Where each entry of a merged list comes from, as upstream's merge places them: (parent
+/// index, child index). A parent entry merges with the child's last entry of its key (upstream
+/// indexes the child's entries by key, the last one kept); it goes if the last entry of its
+/// key in the shared identity is in a sibling list (a sibling after the list always comes
+/// later; one before it only when the list itself has no such key). The child's entries
+/// whose key the parent has are then left out, the others appended in order: duplicates in
+/// the child collapse into the parent's entry.
+pub fn placement(
+    parent: &[&str],
+    child: &[&str],
+    siblings: &Siblings,
+) -> Vec<(Option<usize>, Option<usize>)> {
+    let last: HashMap<&str, usize> = child.iter().enumerate().map(|(j, k)| (*k, j)).collect();
+    let parent_keys: HashSet<&str> = parent.iter().copied().collect();
     let mut out = Vec::with_capacity(parent.len() + child.len());
-    for p in parent {
-        let k = p.key();
-        if let Some(slot) = child
-            .iter_mut()
-            .find(|c| c.as_ref().is_some_and(|c| c.key() == k))
-        {
-            let c = slot.take().expect("found above");
-            out.push(p.merge(c));
-        } else if !removed.contains(&k) {
-            out.push(p);
+    for (p, key) in parent.iter().enumerate() {
+        if siblings.later.contains(key) {
+            continue;
+        }
+        match last.get(key) {
+            Some(&j) => out.push((Some(p), Some(j))),
+            None if siblings.earlier.contains(key) => {}
+            None => out.push((Some(p), None)),
         }
     }
-    out.extend(child.into_iter().flatten());
+    out.extend(
+        (child.iter().enumerate())
+            .filter(|(_, k)| !parent_keys.contains(*k))
+            .map(|(j, _)| (None, Some(j))),
+    );
+    out
+}
+
+pub fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// Keyed list merge (see `placement`).
+fn list<T: Keyed + Merge + Clone>(parent: Vec<T>, child: Vec<T>, siblings: &Siblings) -> Vec<T> {
+    list_with(parent, child, siblings, |p, c| Some(p.merge(c)))
+}
+
+/// Keyed list merge where merging two entries may leave none.
+fn list_with<T: Keyed + Clone>(
+    parent: Vec<T>,
+    child: Vec<T>,
+    siblings: &Siblings,
+    merge: impl Fn(T, T) -> Option<T>,
+) -> Vec<T> {
+    if parent.is_empty() {
+        return child;
+    }
+    let (pk, ck): (Vec<String>, Vec<String>) = (
+        parent.iter().map(Keyed::key).collect(),
+        child.iter().map(Keyed::key).collect(),
+    );
+    let places = placement(&strs(&pk), &strs(&ck), siblings);
+    // A child entry is taken by its last use and cloned before (parents sharing a key).
+    let mut uses = vec![0usize; child.len()];
+    for (_, c) in &places {
+        if let Some(j) = c {
+            uses[*j] += 1;
+        }
+    }
+    let mut parent: Vec<Option<T>> = parent.into_iter().map(Some).collect();
+    let mut child: Vec<Option<T>> = child.into_iter().map(Some).collect();
+    let mut take_child = |j: usize| {
+        uses[j] -= 1;
+        if uses[j] == 0 {
+            child[j].take().expect("taken by its last use")
+        } else {
+            child[j].clone().expect("not yet taken")
+        }
+    };
+    let mut out = Vec::with_capacity(places.len());
+    for (p, c) in places {
+        let p = p.map(|p| parent[p].take().expect("each parent entry placed once"));
+        match (p, c) {
+            (Some(p), Some(j)) => out.extend(merge(p, take_child(j))),
+            (Some(p), None) => out.push(p),
+            (None, Some(j)) => out.push(take_child(j)),
+            (None, None) => {}
+        }
+    }
     out
 }
 
@@ -95,7 +172,7 @@ macro_rules! merge_struct {
                     $($opt: opt(self.$opt, c.$opt),)*
                     $($req: c.$req,)*
                     $($nested: self.$nested.merge(c.$nested),)*
-                    $($keyed: list(self.$keyed, c.$keyed, &[]),)*
+                    $($keyed: list(self.$keyed, c.$keyed, &Siblings::default()),)*
                     $($append: [self.$append, c.$append].concat(),)*
                 }
             }
@@ -110,7 +187,6 @@ merge_struct!(Security { ; ; tls ; ; });
 merge_struct!(Tls { ; ; ; certificate_authorities ; });
 merge_struct!(Timeouts { http_response_headers, http_total ; ; ; ; });
 merge_struct!(Verification { hash ; ; ; ; });
-merge_struct!(KernelArguments { ; ; ; should_exist, should_not_exist ; });
 merge_struct!(Passwd { ; ; ; groups, users ; });
 merge_struct!(PasswdGroup { gid, password_hash, should_exist, system ; name ; ; ; });
 merge_struct!(PasswdUser {
@@ -154,20 +230,12 @@ impl Merge for HttpHeader {
 impl Merge for Resource {
     fn merge(self, c: Self) -> Self {
         // A child header without a value removes the parent's header of that name.
-        let mut headers = Vec::new();
-        let parent_names: Vec<String> = self.http_headers.iter().map(|h| h.name.clone()).collect();
-        for h in self.http_headers {
-            match c.http_headers.iter().find(|x| x.name == h.name) {
-                Some(x) if x.value.is_none() => {}
-                Some(x) => headers.push(h.merge(x.clone())),
-                None => headers.push(h),
-            }
-        }
-        for x in &c.http_headers {
-            if !parent_names.contains(&x.name) {
-                headers.push(x.clone());
-            }
-        }
+        let headers = list_with(
+            self.http_headers,
+            c.http_headers,
+            &Siblings::default(),
+            |p, c| c.value.is_some().then(|| p.merge(c)),
+        );
         Resource {
             compression: opt(self.compression, c.compression),
             http_headers: headers,
@@ -177,22 +245,68 @@ impl Merge for Resource {
     }
 }
 
+impl Merge for KernelArguments {
+    fn merge(self, c: Self) -> Self {
+        // One identity across both lists: an argument the child lists as one kind removes
+        // the parent's listing of it as the other.
+        let exist: HashSet<&str> = strs(&c.should_exist).into_iter().collect();
+        let not_exist: HashSet<&str> = strs(&c.should_not_exist).into_iter().collect();
+        let should_exist = list(
+            self.should_exist,
+            c.should_exist.clone(),
+            &Siblings {
+                earlier: HashSet::new(),
+                later: not_exist,
+            },
+        );
+        let should_not_exist = list(
+            self.should_not_exist,
+            c.should_not_exist.clone(),
+            &Siblings {
+                earlier: exist,
+                later: HashSet::new(),
+            },
+        );
+        KernelArguments {
+            should_exist,
+            should_not_exist,
+        }
+    }
+}
+
+/// The child's files, directories and links, which share the path as identity, as siblings
+/// of the list at `rank` (in upstream's field order: directories 0, files 1, links 2).
+pub fn node_siblings<'a>(paths: [&[&'a str]; 3], rank: usize) -> Siblings<'a> {
+    let mut s = Siblings::default();
+    for (r, list) in paths.iter().enumerate() {
+        let set = if r < rank {
+            &mut s.earlier
+        } else if r > rank {
+            &mut s.later
+        } else {
+            continue;
+        };
+        set.extend(list.iter().copied());
+    }
+    s
+}
+
 impl Merge for Storage {
     fn merge(self, c: Self) -> Self {
-        // Files, directories and links share the path as identity across the three lists.
-        let paths = |v: &[String]| v.to_vec();
-        let cf: Vec<String> = c.files.iter().map(Keyed::key).collect();
-        let cd: Vec<String> = c.directories.iter().map(Keyed::key).collect();
-        let cl: Vec<String> = c.links.iter().map(Keyed::key).collect();
-        let others = |a: &[String], b: &[String]| [paths(a), paths(b)].concat();
+        let d: Vec<String> = c.directories.iter().map(Keyed::key).collect();
+        let f: Vec<String> = c.files.iter().map(Keyed::key).collect();
+        let l: Vec<String> = c.links.iter().map(Keyed::key).collect();
+        let (d, f, l) = (strs(&d), strs(&f), strs(&l));
+        let nodes = [&d[..], &f[..], &l[..]];
+        let none = Siblings::default();
         Storage {
-            directories: list(self.directories, c.directories, &others(&cf, &cl)),
-            disks: list(self.disks, c.disks, &[]),
-            files: list(self.files, c.files, &others(&cd, &cl)),
-            filesystems: list(self.filesystems, c.filesystems, &[]),
-            links: list(self.links, c.links, &others(&cf, &cd)),
-            luks: list(self.luks, c.luks, &[]),
-            raid: list(self.raid, c.raid, &[]),
+            directories: list(self.directories, c.directories, &node_siblings(nodes, 0)),
+            disks: list(self.disks, c.disks, &none),
+            files: list(self.files, c.files, &node_siblings(nodes, 1)),
+            filesystems: list(self.filesystems, c.filesystems, &none),
+            links: list(self.links, c.links, &node_siblings(nodes, 2)),
+            luks: list(self.luks, c.luks, &none),
+            raid: list(self.raid, c.raid, &none),
         }
     }
 }
@@ -286,5 +400,35 @@ mod tests {
             (Some("x"), Some(10))
         );
         assert_eq!(parts[1].resize, Some(true));
+    }
+
+    #[test]
+    fn child_duplicates_collapse_into_the_parents_entry_the_last_merged() {
+        let p = cfg(
+            r#"{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"a","enabled":true},{"name":"b"}]}}"#,
+        );
+        let c = cfg(
+            r#"{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"name":"a","mask":true},{"name":"c"},{"name":"a","enabled":false},{"name":"c"}]}}"#,
+        );
+        assert_eq!(
+            out(&merge(p, c)),
+            r#"{"ignition":{"version":"3.4.0"},"systemd":{"units":[{"enabled":false,"name":"a"},{"name":"b"},{"name":"c"},{"name":"c"}]}}"#
+        );
+    }
+
+    #[test]
+    fn node_kinds_and_kernel_argument_lists_share_an_identity() {
+        // The child's link comes after its file in upstream's field order: the parent's file
+        // goes, and so does the child's file of that path.
+        let p = cfg(
+            r#"{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/a"}]},"kernelArguments":{"shouldExist":["x","y"]}}"#,
+        );
+        let c = cfg(
+            r#"{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/a","mode":384}],"links":[{"path":"/a","target":"/t"}]},"kernelArguments":{"shouldNotExist":["x"]}}"#,
+        );
+        assert_eq!(
+            out(&merge(p, c)),
+            r#"{"ignition":{"version":"3.4.0"},"kernelArguments":{"shouldExist":["y"],"shouldNotExist":["x"]},"storage":{"links":[{"path":"/a","target":"/t"}]}}"#
+        );
     }
 }

@@ -179,7 +179,8 @@ def files_inputs(n, seed):
         p = os.path.join(d, "config.ign")
         if os.path.isfile(p):
             yield {"name": "conformance-" + c.replace("/", "-"), "setup": read(os.path.join(d, "setup.sh")).decode(),
-                   "config": read(p).decode()}
+                   # a config may hold bytes that are not UTF-8: kept as they are
+                   "config": read(p).decode("utf-8", "surrogateescape")}
     g = gen_files.FilesGen(seed)
     for i in range(n):
         setup, config = g.scenario()
@@ -381,7 +382,7 @@ def reference_stages(w, root, env, skip_critical=False, budget=None):
 def check_files(case):
     w = workdir()
     cfg = os.path.join(w, "config.ign")
-    with open(cfg, "w") as f:
+    with open(cfg, "w", errors="surrogateescape") as f:
         f.write(case["config"])
     rroot, rc1 = make_root(os.path.join(w, "ref"), case["setup"])
     froot, rc2 = copy_root(rroot, os.path.join(w, "flint"))
@@ -464,7 +465,7 @@ def save(out, tool, name, case, ref, got, why, kind=None):
     if tool == "files":
         with open(os.path.join(d, "setup.sh"), "w") as f:
             f.write(case["setup"])
-        with open(os.path.join(d, "config.ign"), "w") as f:
+        with open(os.path.join(d, "config.ign"), "w", errors="surrogateescape") as f:
             f.write(case["config"])
         if case.get("extra"):
             # what else the scenario gives (system config files, environment, command line)

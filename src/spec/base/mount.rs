@@ -3,6 +3,7 @@
 
 use super::types as bu;
 use super::{BaseVersion, Translator};
+use crate::ignition::merge::{Siblings, merge, placement, strs};
 use crate::ignition::types as ig;
 use crate::tree::JsonPath;
 
@@ -83,9 +84,10 @@ fn unit_for(fs: &bu::Filesystem, base: BaseVersion, remote: bool) -> ig::Unit {
 }
 
 /// Generated units come first (in filesystem order), each merged with the user's unit of the
-/// same name (the user's fields win, drop-ins join); the user's other units follow in order.
+/// same name by Ignition's merge (the user's fields win, drop-ins join); the user's other
+/// units follow in order.
 pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::Config) {
-    let generated: Vec<(usize, ig::Unit)> = src
+    let (origins, generated): (Vec<usize>, Vec<ig::Unit>) = src
         .storage
         .filesystems
         .iter()
@@ -95,74 +97,44 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
             let remote = t.set.base >= BaseVersion::V0_3 && remote(f, &src.storage.luks);
             (i, unit_for(f, t.set.base, remote))
         })
-        .collect();
+        .unzip();
     if generated.is_empty() {
         return;
     }
-    let user_units = std::mem::take(&mut cfg.systemd.units);
     let units_out = JsonPath::root().key("systemd").key("units");
     let units_src = units_out.clone();
     let fs_src = JsonPath::root().key("storage").key("filesystems");
-    // Where each user unit ends up: merged into the generated unit of its name (only the
-    // first user unit of a name merges; upstream keeps any later one apart), or after the
-    // generated ones in its order. The rules recorded below a user unit (its
-    // `contents_local`, …) follow it there.
-    let mut merged_from: Vec<Option<usize>> = vec![None; generated.len()];
-    let mut next = generated.len();
-    let moves: Vec<(usize, usize)> = user_units
-        .iter()
-        .enumerate()
-        .map(
-            |(j, u)| match generated.iter().position(|(_, g)| g.name == u.name) {
-                Some(k) if merged_from[k].is_none() => {
-                    merged_from[k] = Some(j);
-                    (j, k)
-                }
-                _ => {
-                    next += 1;
-                    (j, next - 1)
-                }
-            },
-        )
+    // Where each unit ends up, as Ignition's merge places them (the generated config is the
+    // parent): a generated unit merged with the user's last unit of its name, the user's
+    // other units of that name left out, the rest after the generated ones in order. The
+    // rules recorded below a user unit (its `contents_local`, …) follow it there.
+    let names = |v: &[ig::Unit]| v.iter().map(|u| u.name.clone()).collect::<Vec<String>>();
+    let (gen_names, user_names) = (names(&generated), names(&cfg.systemd.units));
+    let places = placement(&strs(&gen_names), &strs(&user_names), &Siblings::default());
+    let moves: Vec<(usize, usize)> = (places.iter().enumerate())
+        .filter_map(|(k, (_, c))| c.map(|j| (j, k)))
         .collect();
     t.map.reindex(&units_out, &moves);
-    let mut out = Vec::with_capacity(next);
-    for (k, (fs_index, mut unit)) in generated.into_iter().enumerate() {
-        let origin = fs_src.index(fs_index).key("with_mount_unit");
+    for (k, (p, c)) in places.iter().enumerate() {
+        let Some(p) = p else { continue };
+        let origin = fs_src.index(origins[*p]).key("with_mount_unit");
         t.map.add_exact(units_out.index(k), origin.clone());
-        if let Some(j) = merged_from[k] {
-            let user = &user_units[j];
-            t.map.add(units_out.index(k), units_src.index(j));
-            if user.contents.is_some() {
-                unit.contents = user.contents.clone();
-            } else {
-                t.map
-                    .add_exact(units_out.index(k).key("contents"), origin.clone());
-            }
-            if user.enabled.is_none() {
-                t.map
-                    .add_exact(units_out.index(k).key("enabled"), origin.clone());
-            }
-            unit.enabled = user.enabled.or(unit.enabled);
-            unit.mask = user.mask.or(unit.mask);
-            for d in &user.dropins {
-                match unit.dropins.iter_mut().find(|x| x.name == d.name) {
-                    Some(x) => *x = d.clone(),
-                    None => unit.dropins.push(d.clone()),
-                }
-            }
+        let Some(j) = c else { continue };
+        let user = &cfg.systemd.units[*j];
+        t.map.add(units_out.index(k), units_src.index(*j));
+        if user.contents.is_none() {
+            t.map
+                .add_exact(units_out.index(k).key("contents"), origin.clone());
         }
-        out.push(unit);
+        if user.enabled.is_none() {
+            t.map.add_exact(units_out.index(k).key("enabled"), origin);
+        }
     }
-    let merged = out.len();
-    out.extend(
-        user_units
-            .into_iter()
-            .zip(&moves)
-            .filter(|(_, (_, to))| *to >= merged)
-            .map(|(u, _)| u),
-    );
-    cfg.systemd.units = out;
+    let parent = ig::Config {
+        systemd: ig::Systemd { units: generated },
+        ..Default::default()
+    };
+    *cfg = merge(parent, std::mem::take(cfg));
 }
 
 #[cfg(test)]

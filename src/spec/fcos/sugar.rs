@@ -3,6 +3,7 @@
 //! path map follows every entry to its new place so that findings still point at what the
 //! user wrote, or at the sugar that generated an entry.
 
+use crate::ignition::merge::{Siblings, node_siblings, placement, strs};
 use crate::ignition::types as ig;
 use crate::spec::jpath;
 use crate::spec::pathmap::PathMap;
@@ -11,33 +12,6 @@ use crate::tree::JsonPath;
 /// Where each generated entry came from: (path in the generated config, source path,
 /// whether everything below comes from that source itself rather than from below it).
 pub type Origins = Vec<(JsonPath, JsonPath, bool)>;
-
-type KeyedList<'a> = (&'a str, Vec<String>, Vec<String>, Vec<String>);
-
-/// Where the entries of one list end up: for each output entry, the parent and the child
-/// entry it came from.
-fn placement(
-    parent: &[String],
-    child: &[String],
-    removed: &[String],
-) -> Vec<(Option<usize>, Option<usize>)> {
-    let mut taken = vec![false; child.len()];
-    let mut out = Vec::with_capacity(parent.len() + child.len());
-    for (p, key) in parent.iter().enumerate() {
-        if let Some(j) = (0..child.len()).find(|&j| !taken[j] && child[j] == *key) {
-            taken[j] = true;
-            out.push((Some(p), Some(j)));
-        } else if !removed.contains(key) {
-            out.push((Some(p), None));
-        }
-    }
-    out.extend(
-        (0..child.len())
-            .filter(|&j| !taken[j])
-            .map(|j| (None, Some(j))),
-    );
-    out
-}
 
 fn partition_key(p: &ig::Partition) -> String {
     if p.number != 0 {
@@ -88,60 +62,61 @@ fn follow(
 pub fn merge(rendered: ig::Config, origins: &Origins, cfg: &mut ig::Config, map: &mut PathMap) {
     let st = jpath(&["storage"]);
     let (ps, cs) = (&rendered.storage, &cfg.storage);
-    let paths = |v: &mut dyn Iterator<Item = &String>| v.cloned().collect::<Vec<String>>();
-    let (cf, cd, cl) = (
-        paths(&mut cs.files.iter().map(|f| &f.path)),
-        paths(&mut cs.directories.iter().map(|d| &d.path)),
-        paths(&mut cs.links.iter().map(|l| &l.path)),
+    let (cd, cf, cl): (Vec<&str>, Vec<&str>, Vec<&str>) = (
+        cs.directories.iter().map(|d| d.path.as_str()).collect(),
+        cs.files.iter().map(|f| f.path.as_str()).collect(),
+        cs.links.iter().map(|l| l.path.as_str()).collect(),
     );
-    // Each list: its name, the generated keys, the user's, and the keys the user's other
-    // lists take away (files, directories and links share paths).
-    let lists: Vec<KeyedList> = vec![
+    let nodes = [&cd[..], &cf[..], &cl[..]];
+    let none = Siblings::default;
+    // Each list: its name, the generated keys, the user's, and the user's lists that share
+    // its identity (files, directories and links share paths).
+    let lists: Vec<(&str, Vec<&str>, Vec<&str>, Siblings)> = vec![
         (
             "directories",
-            paths(&mut ps.directories.iter().map(|d| &d.path)),
+            ps.directories.iter().map(|d| d.path.as_str()).collect(),
             cd.clone(),
-            [cf.clone(), cl.clone()].concat(),
+            node_siblings(nodes, 0),
         ),
         (
             "disks",
-            ps.disks.iter().map(|d| d.device.clone()).collect(),
-            cs.disks.iter().map(|d| d.device.clone()).collect(),
-            Vec::new(),
+            ps.disks.iter().map(|d| d.device.as_str()).collect(),
+            cs.disks.iter().map(|d| d.device.as_str()).collect(),
+            none(),
         ),
         (
             "files",
-            paths(&mut ps.files.iter().map(|f| &f.path)),
+            ps.files.iter().map(|f| f.path.as_str()).collect(),
             cf.clone(),
-            [cd.clone(), cl.clone()].concat(),
+            node_siblings(nodes, 1),
         ),
         (
             "filesystems",
-            ps.filesystems.iter().map(|f| f.device.clone()).collect(),
-            cs.filesystems.iter().map(|f| f.device.clone()).collect(),
-            Vec::new(),
+            ps.filesystems.iter().map(|f| f.device.as_str()).collect(),
+            cs.filesystems.iter().map(|f| f.device.as_str()).collect(),
+            none(),
         ),
         (
             "links",
-            paths(&mut ps.links.iter().map(|l| &l.path)),
+            ps.links.iter().map(|l| l.path.as_str()).collect(),
             cl.clone(),
-            [cf, cd].concat(),
+            node_siblings(nodes, 2),
         ),
         (
             "luks",
-            ps.luks.iter().map(|l| l.name.clone()).collect(),
-            cs.luks.iter().map(|l| l.name.clone()).collect(),
-            Vec::new(),
+            ps.luks.iter().map(|l| l.name.as_str()).collect(),
+            cs.luks.iter().map(|l| l.name.as_str()).collect(),
+            none(),
         ),
         (
             "raid",
-            ps.raid.iter().map(|r| r.name.clone()).collect(),
-            cs.raid.iter().map(|r| r.name.clone()).collect(),
-            Vec::new(),
+            ps.raid.iter().map(|r| r.name.as_str()).collect(),
+            cs.raid.iter().map(|r| r.name.as_str()).collect(),
+            none(),
         ),
     ];
-    for (name, parent, child, removed) in &lists {
-        let places = placement(parent, child, removed);
+    for (name, parent, child, siblings) in &lists {
+        let places = placement(parent, child, siblings);
         let list = st.key(*name);
         follow(map, &list, &places, origins);
         if *name != "disks" {
@@ -152,7 +127,7 @@ pub fn merge(rendered: ig::Config, origins: &Origins, cfg: &mut ig::Config, map:
             let (Some(p), Some(j)) = (p, c) else { continue };
             let pp: Vec<String> = ps.disks[*p].partitions.iter().map(partition_key).collect();
             let cp: Vec<String> = cs.disks[*j].partitions.iter().map(partition_key).collect();
-            let places = placement(&pp, &cp, &[]);
+            let places = placement(&strs(&pp), &strs(&cp), &none());
             let generated_disk = st.key("disks").index(*p).key("partitions");
             let shifted: Origins = origins
                 .iter()
@@ -183,14 +158,23 @@ mod tests {
 
     #[test]
     fn places_like_ignition_merges() {
-        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let none = Siblings::default();
         assert_eq!(
-            placement(&s(&["a", "b"]), &s(&["c", "a"]), &[]),
+            placement(&["a", "b"], &["c", "a"], &none),
             vec![(Some(0), Some(1)), (Some(1), None), (None, Some(0))]
         );
+        // The child's duplicates collapse into the parent's entry, the last one merged.
         assert_eq!(
-            placement(&s(&["a", "b"]), &s(&["c"]), &s(&["a"])),
+            placement(&["a"], &["a", "b", "a"], &none),
+            vec![(Some(0), Some(2)), (None, Some(1))]
+        );
+        let nodes: [&[&str]; 3] = [&["a"], &[], &[]];
+        assert_eq!(
+            placement(&["a", "b"], &["c"], &node_siblings(nodes, 1)),
             vec![(Some(1), None), (None, Some(0))]
         );
+        // A later sibling takes the key even from the list's own entry of it.
+        let nodes: [&[&str]; 3] = [&[], &["a"], &["a"]];
+        assert_eq!(placement(&["a"], &["a"], &node_siblings(nodes, 1)), vec![]);
     }
 }
