@@ -229,19 +229,23 @@ impl Finding {
 /// Whether upstream's path map knows output path `path`: it knows the paths translation
 /// produced (those with a value in the output), but after it merged the config under
 /// generated parts (mount units, boot device, GRUB) only the paths of values that are not
-/// zero: empty strings and numbers of the fields that are no pointers are forgotten, and so
-/// are entries with nothing else in them.
-fn known(json: &serde_json::Value, path: &JsonPath, merged: bool) -> bool {
+/// zero: empty strings and numbers of the fields that are no pointers in the Go structs of
+/// the output's Ignition version are forgotten, and so are entries with nothing else in them.
+fn known(json: &serde_json::Value, path: &JsonPath, merged: bool, ignition: Version) -> bool {
     use crate::tree::Seg;
     let mut v = json;
-    let mut key = "";
+    let (mut key, mut ctx) = ("", "");
     for s in path.segs() {
         let next = match s {
             Seg::Key(k) => {
+                if !key.is_empty() {
+                    ctx = key;
+                }
                 key = k;
                 v.get(k.as_ref())
             }
             Seg::Index(i) => {
+                ctx = key;
                 key = "";
                 v.get(*i)
             }
@@ -251,21 +255,38 @@ fn known(json: &serde_json::Value, path: &JsonPath, merged: bool) -> bool {
             None => return false,
         }
     }
-    !merged || !forgotten(v, key)
+    !merged || !forgotten(v, key, ctx, ignition)
 }
 
-/// Whether a merge drops every path of value `v` (at key `key`, "" for list entries).
-fn forgotten(v: &serde_json::Value, key: &str) -> bool {
+/// Whether field `key` of an object in `ctx` (the list or object holding it) is a plain
+/// string in the Go structs of Ignition `ignition`, not a pointer.
+fn plain_string(key: &str, ctx: &str, ignition: Version) -> bool {
+    match key {
+        "version" | "url" => true,
+        // Node paths; a filesystem's is a pointer.
+        "path" => ctx != "filesystems",
+        // Disks, filesystems, RAID devices; a LUKS volume's is a pointer.
+        "device" => ctx != "luks",
+        // A node's owner by name is a pointer.
+        "name" => ctx != "user" && ctx != "group",
+        // Pointers from Ignition 3.3.
+        "level" | "target" => ignition < Version::V3_3,
+        _ => false,
+    }
+}
+
+/// Whether a merge drops every path of value `v` (at key `key`, "" for list entries, in the
+/// list or object `ctx`).
+fn forgotten(v: &serde_json::Value, key: &str, ctx: &str, ignition: Version) -> bool {
     use serde_json::Value as J;
-    // The fields that are plain strings and numbers in the Go structs.
-    const PLAIN: &[&str] = &[
-        "name", "path", "device", "url", "version", "target", "level",
-    ];
     match v {
-        J::String(s) => s.is_empty() && (key.is_empty() || PLAIN.contains(&key)),
+        J::String(s) => s.is_empty() && (key.is_empty() || plain_string(key, ctx, ignition)),
         J::Number(n) => key == "number" && n.as_i64() == Some(0),
-        J::Array(a) => a.iter().all(|x| forgotten(x, "")),
-        J::Object(m) => m.iter().all(|(k, x)| forgotten(x, k)),
+        J::Array(a) => a.iter().all(|x| forgotten(x, "", key, ignition)),
+        J::Object(m) => {
+            let inner = if key.is_empty() { ctx } else { key };
+            m.iter().all(|(k, x)| forgotten(x, k, inner, ignition))
+        }
         _ => false,
     }
 }
@@ -795,8 +816,14 @@ fn translate_read(
                     Finding::Source(i) => i.path.clone(),
                     Finding::Unmapped(i) => pathmap::snake_path(&i.path),
                     Finding::Output(i) => {
-                        let known = cfg
-                            .is_none_or(|c| known(json.get_or_init(|| output(c)), &i.path, merged));
+                        let known = cfg.is_none_or(|c| {
+                            known(
+                                json.get_or_init(|| output(c)),
+                                &i.path,
+                                merged,
+                                spec.ignition,
+                            )
+                        });
                         if known {
                             map.source_of(&i.path)
                         } else if wrapped {
