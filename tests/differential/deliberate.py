@@ -60,8 +60,9 @@ def _strip_reports(b):
     import re
     text = b.decode("utf-8", "replace")
     text = re.sub(r"(?m)^(?:error|warning|info)(?:\[[^\n]*\])?:\n(?:(?: *-->| *\d* *\|).*\n)*\n?", "", text)
-    # A position past the last line has no snippet: the report is one line.
-    text = re.sub(r"(?m)^(?:error|warning|info)(?: at \$[^,\n]*,)? at line \d+ col \d+: .*\n", "", text)
+    # A position past the last line has no snippet, and --raw-errors asks for none: the
+    # report is one line.
+    text = re.sub(r"(?m)^(?:error|warning|info)(?: at \$[^,\n]*,)? (?:at )?line \d+ col \d+: .*\n", "", text)
     # Go type names in go-yaml's type errors: flint names the YAML kind wanted.
     return re.sub(r"(?m)^(  line \d+: cannot unmarshal .*) into \S+$", r"\1 into -", text)
 
