@@ -122,6 +122,32 @@ pub fn from_tagged_tree<T: DeserializeOwned>(
     flavor: Flavor,
     notes: Option<YamlNotes<'_>>,
 ) -> Result<(T, Vec<Unused>), DeError> {
+    decode(node, gate, flavor, notes).0
+}
+
+/// A list item Go's decoder reads and then drops: an item of a repeated key's earlier list
+/// that a later `[]` or null empties, or that lies past the last list's length. Its type
+/// errors count as any others (Go notes a mismatch and reads on); the caller decodes it on
+/// its own to find them. Its path (as Go names it: the index in its own list) and start.
+pub type Shadowed = (JsonPath, u32);
+
+/// A value decoded, with the keys it did not use; or what stopped it.
+pub type Decoded<T> = Result<(T, Vec<Unused>), DeError>;
+
+/// [`from_node`], with the list items the decoding dropped (JSON only).
+pub fn from_node_shadowed<T: DeserializeOwned>(
+    node: &Node,
+    gate: KeyGate<'_>,
+) -> (Decoded<T>, Vec<Shadowed>) {
+    decode(node, gate, Flavor::Json, None)
+}
+
+fn decode<T: DeserializeOwned>(
+    node: &Node,
+    gate: KeyGate<'_>,
+    flavor: Flavor,
+    notes: Option<YamlNotes<'_>>,
+) -> (Decoded<T>, Vec<Shadowed>) {
     let state = State {
         gate,
         flavor,
@@ -130,6 +156,7 @@ pub fn from_tagged_tree<T: DeserializeOwned>(
         unused: RefCell::new(Vec::new()),
         first: RefCell::new(None),
         all: RefCell::new(Vec::new()),
+        shadowed: RefCell::new(Vec::new()),
     };
     let de = NodeDe {
         node,
@@ -139,25 +166,29 @@ pub fn from_tagged_tree<T: DeserializeOwned>(
         prior: Vec::new(),
         st: &state,
     };
-    let value = match T::deserialize(de) {
-        Err(e) if e.fatal => return Err(e),
-        v => v,
-    };
+    let value = T::deserialize(de);
+    let shadowed = state.shadowed.take();
+    if let Err(e) = &value
+        && e.fatal
+    {
+        return (value.map(|v| (v, Vec::new())), shadowed);
+    }
     let mut all = state.all.into_inner();
     if !all.is_empty() {
         // go-yaml: every mismatch, then what stopped the decoding (if anything did).
         all.extend(value.err());
         let mut first = all.remove(0);
         first.also = all;
-        return Err(first);
+        return (Err(first), shadowed);
     }
     let at = |e: &DeError| e.offset.unwrap_or(u32::MAX);
-    match (value, state.first.into_inner()) {
+    let result = match (value, state.first.into_inner()) {
         (Ok(v), None) => Ok((v, state.unused.into_inner())),
         (Ok(_), Some(noted)) => Err(noted),
         (Err(e), Some(noted)) if at(&noted) <= at(&e) => Err(noted),
         (Err(e), _) => Err(e),
-    }
+    };
+    (result, shadowed)
 }
 
 struct State<'g> {
@@ -172,6 +203,8 @@ struct State<'g> {
     first: RefCell<Option<DeError>>,
     /// Every type mismatch (YAML), in decoding order.
     all: RefCell<Vec<DeError>>,
+    /// The list items the decoding dropped (JSON).
+    shadowed: RefCell<Vec<Shadowed>>,
 }
 
 impl State<'_> {
@@ -302,6 +335,19 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
             Flavor::Json => {
                 self.st.note(e);
                 Ok(())
+            }
+        }
+    }
+
+    /// Notes the items of `layers` from index `from` on as dropped (see [`Shadowed`]).
+    fn shadow(&self, layers: &[Occ<'_, '_>], from: usize) {
+        if self.st.flavor != Flavor::Json {
+            return;
+        }
+        let mut shadowed = self.st.shadowed.borrow_mut();
+        for l in layers {
+            for (i, item) in items(l).iter().enumerate().skip(from) {
+                shadowed.push((Path::Index(l.path, i).to_json_path(), item.start));
             }
         }
     }
@@ -607,11 +653,21 @@ impl<'de> de::Deserializer<'de> for NodeDe<'_, '_, '_> {
         let mut layers: Vec<Occ<'_, '_>> = Vec::new();
         for o in self.occs() {
             match &o.node.value {
-                Value::Array(items) if items.is_empty() => layers.clear(),
+                Value::Array(items) if items.is_empty() => {
+                    self.shadow(&layers, 0);
+                    layers.clear();
+                }
                 Value::Array(_) => layers.push(o),
-                _ if is_null(o.node) => layers.clear(),
+                _ if is_null(o.node) => {
+                    self.shadow(&layers, 0);
+                    layers.clear();
+                }
                 _ => self.fail(o, "array")?,
             }
+        }
+        if let [earlier @ .., last] = &layers[..] {
+            // Items of earlier lists past the last one's length.
+            self.shadow(earlier, items(last).len());
         }
         let access = Seq {
             layers,

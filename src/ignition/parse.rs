@@ -83,6 +83,68 @@ fn go_de_error(lines: &Lines, tree: &Node, e: DeError, version: Option<Version>)
     Diagnostic::error(e.path, pos, e.message)
 }
 
+/// Decodes `tree` as Go's decoder does, the list items it reads and then drops included
+/// (see `de::Shadowed`): each is decoded again on its own, at its path, and the first type
+/// error in the document is the one reported, wherever it is.
+fn decode_config(tree: &Node, gate: de::KeyGate<'_>) -> de::Decoded<Config> {
+    let (result, shadowed) = de::from_node_shadowed::<Config>(tree, gate);
+    let at = |e: &DeError| e.offset.unwrap_or(u32::MAX);
+    let mut first = result.as_ref().err().cloned();
+    for (path, start) in shadowed {
+        let Some(item) = starting_at(tree, start) else {
+            continue;
+        };
+        if let Err(e) = decode_config(&alone_at(&path, item), gate)
+            && first.as_ref().is_none_or(|f| at(&e) < at(f))
+        {
+            first = Some(e);
+        }
+    }
+    match first {
+        Some(e) => Err(e),
+        None => result,
+    }
+}
+
+/// The deepest node of `tree` that starts at byte `start`.
+fn starting_at(tree: &Node, start: u32) -> Option<&Node> {
+    let inside = |n: &&Node| n.start <= start && start < n.end;
+    let child = match &tree.value {
+        Value::Array(items) => items.iter().find(inside),
+        Value::Object(entries) => entries.iter().map(|e| &e.value).find(inside),
+        _ => None,
+    };
+    match child {
+        Some(c) => starting_at(c, start),
+        None => (tree.start == start).then_some(tree),
+    }
+}
+
+/// A document holding only `item`, at `path` (earlier list items null); every node keeps
+/// its place in the original text, so errors are placed as there.
+fn alone_at(path: &JsonPath, item: &Node) -> Node {
+    use crate::tree::{Entry, Seg};
+    let (start, end) = (item.start, item.end);
+    let null = || Node {
+        value: Value::Null,
+        start,
+        end: start,
+    };
+    let mut node = item.clone();
+    for seg in path.segs().iter().rev() {
+        let value = match seg {
+            Seg::Index(i) => Value::Array((0..*i).map(|_| null()).chain([node]).collect()),
+            Seg::Key(k) => Value::Object(vec![Entry {
+                key: k.to_string(),
+                key_start: start,
+                value: node,
+            }]),
+        };
+        node = Node { value, start, end };
+    }
+    node
+}
+
 /// A decoding error as it is, at its JSON path (legacy configs, whose validator words its
 /// own).
 pub(crate) fn de_error(src: &Source, e: DeError) -> Diagnostic {
@@ -149,9 +211,8 @@ fn parse_lines(src: &Lines, tree: Node) -> Result<Parsed, Diagnostic> {
     let stripped = (version == Version::V3_0)
         .then(|| strip_reference_compression(&tree))
         .flatten();
-    let (mut config, mut unused) =
-        de::from_node::<Config>(stripped.as_ref().unwrap_or(&tree), &gate)
-            .map_err(|e| go_de_error(src, &tree, e, Some(version)))?;
+    let (mut config, mut unused) = decode_config(stripped.as_ref().unwrap_or(&tree), &gate)
+        .map_err(|e| go_de_error(src, &tree, e, Some(version)))?;
     if version == Version::V3_0 {
         drop_reference_compression(&mut config, &tree, &mut unused);
     }
