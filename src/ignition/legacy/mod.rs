@@ -73,6 +73,9 @@ pub struct Parsed {
 
 /// Reads a legacy config of version `version` from `tree`.
 pub fn read(tree: Node, src: &Source, version: LegacyVersion) -> Result<Parsed, Diagnostic> {
+    if let Some(e) = negative_unsigned(&tree, version) {
+        return Err(crate::ignition::parse::de_error(src, e));
+    }
     let mut v1_files = Vec::new();
     let (mut config, unused) = if version == LegacyVersion::V1 {
         let all = |_: &'static str, _: &str| true;
@@ -102,6 +105,83 @@ pub fn read(tree: Node, src: &Source, version: LegacyVersion) -> Result<Parsed, 
         warnings,
         v1_files,
     })
+}
+
+/// The fields spec 1 and 2.0 hold unsigned (Go's `uint`), by path (`*` any list item): a
+/// negative number there (`-0` too: Go reads no sign into an unsigned number) fails the
+/// decoding, as upstream's does; from 2.1 they are signed.
+fn negative_unsigned(tree: &Node, version: LegacyVersion) -> Option<de::DeError> {
+    const V1: &[&[&str]] = &[
+        &["passwd", "users", "*", "create", "uid"],
+        &["passwd", "groups", "*", "gid"],
+        &["storage", "filesystems", "*", "files", "*", "mode"],
+        &["storage", "disks", "*", "partitions", "*", "start"],
+        &["storage", "disks", "*", "partitions", "*", "size"],
+    ];
+    const V2_0: &[&[&str]] = &[
+        &["passwd", "users", "*", "create", "uid"],
+        &["passwd", "groups", "*", "gid"],
+        &["storage", "files", "*", "mode"],
+        &["storage", "disks", "*", "partitions", "*", "start"],
+        &["storage", "disks", "*", "partitions", "*", "size"],
+    ];
+    let patterns = match version {
+        LegacyVersion::V1 => V1,
+        LegacyVersion::V2_0 => V2_0,
+        _ => return None,
+    };
+    let mut found: Option<(JsonPath, &Node)> = None;
+    for pattern in patterns {
+        negative_at(tree, pattern, JsonPath::root(), &mut |path, node| {
+            if found.as_ref().is_none_or(|(_, f)| node.start < f.start) {
+                found = Some((path, node));
+            }
+        });
+    }
+    let (path, node) = found?;
+    let crate::tree::Value::Number(n) = &node.value else {
+        return None;
+    };
+    Some(de::DeError {
+        offset: Some(node.end),
+        path: Some(path),
+        message: format!("cannot unmarshal number {n} into a value of type uint"),
+        found: Some(node.value.clone()),
+        also: Vec::new(),
+        fatal: false,
+    })
+}
+
+/// Calls `hit` with each negative number at `pattern` below `node` (keys as Go matches
+/// them, ignoring case).
+fn negative_at<'a>(
+    node: &'a Node,
+    pattern: &[&str],
+    path: JsonPath,
+    hit: &mut dyn FnMut(JsonPath, &'a Node),
+) {
+    use crate::tree::Value;
+    let Some((first, rest)) = pattern.split_first() else {
+        if let Value::Number(n) = &node.value
+            && n.starts_with('-')
+        {
+            hit(path, node);
+        }
+        return;
+    };
+    match (&node.value, *first) {
+        (Value::Array(items), "*") => {
+            for (i, item) in items.iter().enumerate() {
+                negative_at(item, rest, path.index(i), hit);
+            }
+        }
+        (Value::Object(entries), key) => {
+            for e in entries.iter().filter(|e| de::folds_to(&e.key, key)) {
+                negative_at(&e.value, rest, path.key(e.key.clone()), hit);
+            }
+        }
+        _ => {}
+    }
 }
 
 impl Parsed {
