@@ -3,9 +3,17 @@
 //! formatting verb (`%00"` prints `%!"(MISSING)`, `%%` prints `%`). This applies those rules
 //! so that the drop-in prints what upstream prints.
 
-fn digits(s: &[char], mut i: usize) -> (bool, usize) {
+/// Go's `parsenum` over `s[i..end]`: whether a number is there, and where the text goes on.
+/// A number past a million with more digits to read is "crazy long": Go gives up on it and
+/// jumps to `end`, so the rest of the format is never printed.
+fn digits(s: &[char], mut i: usize, end: usize) -> (bool, usize) {
     let start = i;
-    while i < s.len() && s[i].is_ascii_digit() {
+    let mut num: u64 = 0;
+    while i < end && s[i].is_ascii_digit() {
+        if num > 1_000_000 {
+            return (false, end);
+        }
+        num = num * 10 + u64::from(s[i] as u8 - b'0');
         i += 1;
     }
     (i > start, i)
@@ -23,7 +31,7 @@ fn arg_index(s: &[char], i: usize, good: &mut bool) -> (usize, bool) {
     }
     for j in i + 1..s.len() {
         if s[j] == ']' {
-            let (some, end) = digits(s, i + 1);
+            let (some, end) = digits(s, i + 1, j);
             return (j + 1, some && end == j);
         }
     }
@@ -56,7 +64,7 @@ pub fn sprintf_without_args(format: &str) -> String {
             out.push_str("%!(BADWIDTH)");
             after_index = false;
         } else {
-            let (width, next) = digits(&s, i);
+            let (width, next) = digits(&s, i, s.len());
             i = next;
             if after_index && width {
                 good = false;
@@ -75,7 +83,7 @@ pub fn sprintf_without_args(format: &str) -> String {
                 out.push_str("%!(BADPREC)");
                 after_index = false;
             } else {
-                i = digits(&s, i).1;
+                i = digits(&s, i, s.len()).1;
             }
         }
         if !after_index {
@@ -114,5 +122,10 @@ mod tests {
         assert_eq!(f("%.*d"), "%!(BADPREC)%!d(MISSING)");
         assert_eq!(f("%[1]d"), "%!d(BADINDEX)");
         assert_eq!(f("%é"), "%!é(MISSING)");
+        // A width or precision past a million swallows the rest of the format.
+        assert_eq!(f("a%-99999999999d b %d"), "a%!(NOVERB)");
+        assert_eq!(f("a%.12345678d b"), "a%!(NOVERB)");
+        assert_eq!(f("a%1000001d b"), "a%!d(MISSING) b");
+        assert_eq!(f("a%[12345678]d b"), "a%!d(BADINDEX) b");
     }
 }
