@@ -136,7 +136,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>, notes: &mut impl Write) -
         files_dir: path(st.files_dir),
         output: path(st.output),
         check: st.check,
-        color: match &st.color[..] {
+        color: match st.color.as_deref().unwrap_or(b"auto") {
             b"always" | b"yes" => Color::Always,
             b"auto" => Color::Auto,
             // "never", "no" and anything else
@@ -148,6 +148,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>, notes: &mut impl Write) -
     })
 }
 
+#[derive(Default)]
 struct State {
     help: bool,
     version: bool,
@@ -157,29 +158,11 @@ struct State {
     pretty: bool,
     raw: bool,
     raw_errors: bool,
-    color: Vec<u8>,
+    /// As given; none is `auto`.
+    color: Option<Vec<u8>>,
     input: Vec<u8>,
     output: Vec<u8>,
     files_dir: Vec<u8>,
-}
-
-impl Default for State {
-    fn default() -> State {
-        State {
-            help: false,
-            version: false,
-            debug: false,
-            check: false,
-            strict: false,
-            pretty: false,
-            raw: false,
-            raw_errors: false,
-            color: b"auto".to_vec(),
-            input: Vec::new(),
-            output: Vec::new(),
-            files_dir: Vec::new(),
-        }
-    }
 }
 
 impl State {
@@ -263,7 +246,7 @@ impl State {
 
     fn set(&mut self, flag: Flag, long: &str, value: Vec<u8>) -> Result<(), Vec<u8>> {
         let slot = match flag {
-            Flag::Color => &mut self.color,
+            Flag::Color => self.color.insert(Vec::new()),
             Flag::Input => &mut self.input,
             Flag::Output => &mut self.output,
             Flag::FilesDir => &mut self.files_dir,
