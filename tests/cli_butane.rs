@@ -1,8 +1,9 @@
-//! `butane` as a drop-in: stdin, output file, check, version, usage errors, colour, and
-//! `flint translate` behaving the same.
+//! `butane` as a drop-in: stdin, output file, check, version, usage errors (upstream's words
+//! for 48 recorded command lines), colour, and `flint translate` behaving the same.
 mod common;
 
 use std::io::Write;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -15,8 +16,12 @@ const COMPACT: &str =
     "{\"ignition\":{\"version\":\"3.3.0\"},\"passwd\":{\"users\":[{\"name\":\"core\"}]}}\n";
 
 fn run_stdin(bin: &std::path::Path, args: &[&str], input: &str) -> std::process::Output {
-    let mut child = Command::new(bin)
-        .args(args)
+    run_command(Command::new(bin).args(args), input)
+}
+
+/// Runs `cmd` with `input` on its standard input.
+fn run_command(cmd: &mut Command, input: &str) -> std::process::Output {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -278,4 +283,54 @@ fn a_large_config_reads_the_same_from_a_pipe_and_from_a_file() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(std::fs::read(dir.join("out.ign")).unwrap(), piped.stdout);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// The command lines of `butane-cli/cases.jsonl`: each with the reference's exit code, standard
+// output and standard error, recorded with the program called `butane`, in a directory holding
+// `in.bu` (also on standard input) and `bad.bu` (a relative file path: one error).
+const IN: &str = "variant: fcos\nversion: 1.5.0\n";
+const BAD: &str = "variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n  - path: rel\n";
+
+#[test]
+fn command_lines_answer_as_upstreams() {
+    let cases = std::fs::read_to_string(common::repo().join("tests/butane-cli/cases.jsonl"))
+        .expect("cases.jsonl");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in cases.lines() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let args: Vec<&str> = case["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let dir = common::TempDir::new("butane-cli");
+        std::fs::write(dir.path().join("in.bu"), IN).unwrap();
+        std::fs::write(dir.path().join("bad.bu"), BAD).unwrap();
+        let out = run_command(
+            Command::new(butane())
+                .arg0("butane")
+                .args(&args)
+                .current_dir(dir.path())
+                .env_remove("NO_COLOR"),
+            IN,
+        );
+        let got = (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        let want = (
+            case["rc"].as_i64().map(|c| c as i32),
+            case["stdout"].as_str().unwrap().to_string(),
+            case["stderr"].as_str().unwrap().to_string(),
+        );
+        if got != want {
+            failures.push(format!("{args:?}:\n got {got:?}\nwant {want:?}"));
+        }
+        count += 1;
+    }
+    assert!(count >= 40, "only {count} cases");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
