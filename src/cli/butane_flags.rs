@@ -5,7 +5,8 @@
 //! general-purpose parser (clap) cannot be told to read it that way; `flint translate`
 //! keeps clap.
 
-use super::translate::{Color, TranslateArgs};
+use super::go_parse_bool;
+use super::translate::{Color, INPUT_DEPRECATED, TranslateArgs};
 use crate::goquote;
 use std::ffi::OsString;
 use std::io::Write;
@@ -193,9 +194,7 @@ impl State {
         };
         self.set(flag, long, value)?;
         if flag == Flag::Input {
-            let _ = notes.write_all(
-                b"Flag --input has been deprecated, specify filename directly on command line\n",
-            );
+            let _ = writeln!(notes, "{INPUT_DEPRECATED}");
         }
         Ok(())
     }
@@ -277,15 +276,6 @@ impl State {
     }
 }
 
-/// Go's `strconv.ParseBool`.
-pub fn go_parse_bool(s: &[u8]) -> Option<bool> {
-    match s {
-        b"1" | b"t" | b"T" | b"TRUE" | b"true" | b"True" => Some(true),
-        b"0" | b"f" | b"F" | b"FALSE" | b"false" | b"False" => Some(false),
-        _ => None,
-    }
-}
-
 /// A byte as Go's `%q` writes it (as the character of that number), without the quotes.
 fn go_quote_rune(b: u8) -> String {
     match b {
@@ -297,11 +287,11 @@ fn go_quote_rune(b: u8) -> String {
 
 /// Writes what `action` prints and returns the exit code, or `None` to translate.
 pub fn answer(action: &Action, argv0: &std::ffi::OsStr) -> Option<i32> {
-    let usage = usage(argv0.as_bytes());
+    let usage = || usage(argv0.as_bytes());
     match action {
         Action::Translate(_) => None,
         Action::Help => {
-            let _ = std::io::stdout().write_all(&usage);
+            let _ = std::io::stdout().write_all(&usage());
             Some(0)
         }
         Action::Version => {
@@ -310,7 +300,7 @@ pub fn answer(action: &Action, argv0: &std::ffi::OsStr) -> Option<i32> {
         }
         Action::Usage(message) => {
             let mut err = std::io::stderr().lock();
-            let _ = err.write_all(&usage);
+            let _ = err.write_all(&usage());
             if let Some(m) = message {
                 let _ = err.write_all(m);
                 let _ = err.write_all(b"\n");

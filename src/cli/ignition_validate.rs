@@ -5,7 +5,7 @@
 //! invalid or unreadable or without exactly one config (usage on stderr), 2 for an unknown
 //! flag.
 
-use super::butane_flags::go_parse_bool;
+use super::go_parse_bool;
 use std::path::Path;
 
 /// The version line upstream prints; flint validates as that release does.

@@ -24,6 +24,15 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Go's `strconv.ParseBool`, as Go's flag libraries read a boolean flag's value.
+pub fn go_parse_bool(s: &[u8]) -> Option<bool> {
+    match s {
+        b"1" | b"t" | b"T" | b"TRUE" | b"true" | b"True" => Some(true),
+        b"0" | b"f" | b"F" | b"FALSE" | b"false" | b"False" => Some(false),
+        _ => None,
+    }
+}
+
 /// Output into a pipe whose reader is gone (`flint plan | head -1`) ends the process
 /// quietly, as it ends upstream's tools, instead of a panic on the failed write. Rust starts
 /// programs with SIGPIPE ignored; this restores the default. No code writes into a child's

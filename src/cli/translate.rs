@@ -6,6 +6,10 @@ use crate::spec::{self, Options};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
+/// What upstream's flag library says of `--input`, each time it is given.
+pub const INPUT_DEPRECATED: &str =
+    "Flag --input has been deprecated, specify filename directly on command line";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Color {
     #[default]
@@ -72,7 +76,7 @@ fn any_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
 pub fn run(args: &TranslateArgs) -> i32 {
     if args.input_flag.is_some() {
         // What upstream's flag library says of a deprecated flag, each time it is used.
-        eprintln!("Flag --input has been deprecated, specify filename directly on command line");
+        eprintln!("{INPUT_DEPRECATED}");
         if args.input.is_some() {
             eprintln!("error: give the input file either as the argument or with --input");
             return 2;

@@ -168,11 +168,10 @@ fn decode<T: DeserializeOwned>(
     };
     let value = T::deserialize(de);
     let shadowed = state.shadowed.take();
-    if let Err(e) = &value
-        && e.fatal
-    {
-        return (value.map(|v| (v, Vec::new())), shadowed);
-    }
+    let value = match value {
+        Err(e) if e.fatal => return (Err(e), shadowed),
+        v => v,
+    };
     let mut all = state.all.into_inner();
     if !all.is_empty() {
         // go-yaml: every mismatch, then what stopped the decoding (if anything did).

@@ -14,7 +14,7 @@ use super::types::*;
 use std::collections::{HashMap, HashSet};
 
 /// A list entry's identity for merging.
-trait Keyed {
+pub trait Keyed {
     fn key(&self) -> String;
 }
 

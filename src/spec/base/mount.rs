@@ -3,7 +3,7 @@
 
 use super::types as bu;
 use super::{BaseVersion, Translator};
-use crate::ignition::merge::{Siblings, merge, placement, strs};
+use crate::ignition::merge::{Siblings, merge, placement};
 use crate::ignition::types as ig;
 use crate::tree::JsonPath;
 
@@ -108,9 +108,9 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
     // parent): a generated unit merged with the user's last unit of its name, the user's
     // other units of that name left out, the rest after the generated ones in order. The
     // rules recorded below a user unit (its `contents_local`, …) follow it there.
-    let names = |v: &[ig::Unit]| v.iter().map(|u| u.name.clone()).collect::<Vec<String>>();
-    let (gen_names, user_names) = (names(&generated), names(&cfg.systemd.units));
-    let places = placement(&strs(&gen_names), &strs(&user_names), &Siblings::default());
+    let gen_names: Vec<&str> = generated.iter().map(|u| u.name.as_str()).collect();
+    let user_names: Vec<&str> = cfg.systemd.units.iter().map(|u| u.name.as_str()).collect();
+    let places = placement(&gen_names, &user_names, &Siblings::default());
     let moves: Vec<(usize, usize)> = (places.iter().enumerate())
         .filter_map(|(k, (_, c))| c.map(|j| (j, k)))
         .collect();

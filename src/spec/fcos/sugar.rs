@@ -3,7 +3,7 @@
 //! path map follows every entry to its new place so that findings still point at what the
 //! user wrote, or at the sugar that generated an entry.
 
-use crate::ignition::merge::{Siblings, node_siblings, placement, strs};
+use crate::ignition::merge::{Keyed, Siblings, node_siblings, placement, strs};
 use crate::ignition::types as ig;
 use crate::spec::jpath;
 use crate::spec::pathmap::PathMap;
@@ -12,17 +12,6 @@ use crate::tree::JsonPath;
 /// Where each generated entry came from: (path in the generated config, source path,
 /// whether everything below comes from that source itself rather than from below it).
 pub type Origins = Vec<(JsonPath, JsonPath, bool)>;
-
-fn partition_key(p: &ig::Partition) -> String {
-    if p.number != 0 {
-        format!("number:{}", p.number)
-    } else {
-        p.label
-            .as_ref()
-            .map(|l| format!("label:{l}"))
-            .unwrap_or_default()
-    }
-}
 
 /// Follows one list through the merge: renumbers the user's entries in the path map and
 /// maps generated entries (not merged with a user's) to their origin.
@@ -125,8 +114,8 @@ pub fn merge(rendered: ig::Config, origins: &Origins, cfg: &mut ig::Config, map:
         // The partitions of a user's disk merged with a generated one move as well.
         for (k, (p, c)) in places.iter().enumerate() {
             let (Some(p), Some(j)) = (p, c) else { continue };
-            let pp: Vec<String> = ps.disks[*p].partitions.iter().map(partition_key).collect();
-            let cp: Vec<String> = cs.disks[*j].partitions.iter().map(partition_key).collect();
+            let pp: Vec<String> = ps.disks[*p].partitions.iter().map(Keyed::key).collect();
+            let cp: Vec<String> = cs.disks[*j].partitions.iter().map(Keyed::key).collect();
             let places = placement(&strs(&pp), &strs(&cp), &none());
             let generated_disk = st.key("disks").index(*p).key("partitions");
             let shifted: Origins = origins
