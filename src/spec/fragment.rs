@@ -41,13 +41,21 @@ fn issue(severity: Severity, path: JsonPath, message: String) -> Finding {
 
 /// A finding from inside the file `name`, told at the `local` key that names it.
 fn relay(d: &Diagnostic, name: &str, at: &JsonPath) -> Finding {
-    let place = match (&d.path, &d.pos) {
+    issue(
+        d.severity,
+        at.clone(),
+        format!("{}: {}", place(d, name), d.message),
+    )
+}
+
+/// Where in the file `name` the diagnostic `d` points.
+fn place(d: &Diagnostic, name: &str) -> String {
+    match (&d.path, &d.pos) {
         (Some(p), Some(lc)) if !p.is_root() => format!("{name}:{}:{} ({p})", lc.line, lc.col),
         (_, Some(lc)) => format!("{name}:{}:{}", lc.line, lc.col),
         (Some(p), None) if !p.is_root() => format!("{name} ({p})"),
         _ => name.to_string(),
-    };
-    issue(d.severity, at.clone(), format!("{place}: {}", d.message))
+    }
 }
 
 /// Whether `bytes` are a Butane config: a YAML mapping that names a variant.
@@ -164,14 +172,12 @@ fn check_ignition(bytes: &[u8], name: &str, at: &JsonPath, findings: &mut Vec<Fi
             }
         }
         Err(d) if d.fatal && d.message.starts_with("unsupported config version") => {}
-        Err(d) => {
-            findings.push(relay(&d, name, at));
-            findings.push(issue(
-                Severity::Error,
-                at.clone(),
-                format!("{name}: not an Ignition config"),
-            ));
-        }
+        // One finding: why the file is refused, where in it.
+        Err(d) => findings.push(issue(
+            Severity::Error,
+            at.clone(),
+            format!("{}: not an Ignition config: {}", place(&d, name), d.message),
+        )),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod fcos;
 pub mod fiot;
 pub mod flatcar;
 pub mod fragment;
+mod gotype;
 pub mod legacy;
 pub mod openshift;
 mod order;
@@ -754,7 +755,10 @@ fn translate_read(
             Err(mut e) => {
                 let also = std::mem::take(&mut e.also);
                 let mut failure = String::from("yaml: unmarshal errors:");
-                for e in std::iter::once(e).chain(also) {
+                for mut e in std::iter::once(e).chain(also) {
+                    if let Some(m) = gotype::reword(&e.message, e.path.as_ref(), spec) {
+                        e.message = m;
+                    }
                     let pos = e.offset.map(|o| src.locate_chars(o));
                     // go-yaml names the line of an alias's anchor.
                     let at = e.offset.map(|o| anchor_of.get(&o).copied().unwrap_or(o));

@@ -121,6 +121,7 @@ pub fn parse_watching(
         tags: HashMap::new(),
         bad_merges: Vec::new(),
         has_nulls: false,
+        loops: Vec::new(),
     };
     let mut parser = Parser::new(text);
     loop {
@@ -252,6 +253,9 @@ struct Builder<'a> {
     tags: HashMap<u32, TagNote>,
     bad_merges: Vec<u32>,
     has_nulls: bool,
+    /// Aliases of a collection still being read (its anchor, the alias's start and end):
+    /// null until that collection is complete.
+    loops: Vec<(String, u32, u32)>,
 }
 
 /// The 1-based line of byte offset `pos`, as go-yaml counts lines.
@@ -259,6 +263,29 @@ fn line_of(text: &str, pos: u32) -> u32 {
     crate::tree::Source::new(&text.as_bytes()[..pos as usize])
         .locate_chars(pos)
         .line
+}
+
+/// Replaces the null nodes of `node` placed at one of `spots` with copies of `original`
+/// placed there; returns how many.
+fn fill_loops(node: &mut Node, spots: &[(u32, u32)], original: &Node) -> usize {
+    let children: Box<dyn Iterator<Item = &mut Node>> = match &mut node.value {
+        Value::Array(items) => Box::new(items.iter_mut()),
+        Value::Object(entries) => Box::new(entries.iter_mut().map(|e| &mut e.value)),
+        _ => return 0,
+    };
+    let mut copies = 0;
+    for child in children {
+        if matches!(child.value, Value::Null) && spots.contains(&(child.start, child.end)) {
+            let (start, end) = (child.start, child.end);
+            *child = original.clone();
+            child.start = start;
+            child.end = end;
+            copies += 1;
+        } else {
+            copies += fill_loops(child, spots, original);
+        }
+    }
+    copies
 }
 
 fn count(n: &Node) -> usize {
@@ -321,8 +348,10 @@ impl Builder<'_> {
                         .any(|o| o.anchor.as_deref() == Some(&name))
                     {
                         // go-yaml knows the anchor (its node is being read) and refuses the
-                        // loop only if it decodes it; the alias stands for nothing here.
+                        // loop only if it decodes it: the alias stands for that collection
+                        // once it is complete (see `close_loops`).
                         self.aliases.push((start, end));
+                        self.loops.push((name, start, end));
                         self.has_nulls = true;
                         let node = Node {
                             value: Value::Null,
@@ -392,10 +421,41 @@ impl Builder<'_> {
             EventKind::SequenceEnd | EventKind::MappingEnd => {
                 let mut open = self.stack.pop().expect("the parser balances collections");
                 open.node.end = end.max(open.node.start);
+                if let Some(a) = &open.anchor {
+                    self.close_loops(&mut open.node, a, ev.start)?;
+                }
                 self.complete(open.node, open.anchor, open.mark);
             }
         }
         Ok(false)
+    }
+
+    /// Fills the aliases of `node` written inside it (`&a [*a]`) with a copy of it as read
+    /// so far, in which those aliases stay null. go-yaml decodes such an alias as the
+    /// collection it names, so a type error shows at the first level; no Butane type nests
+    /// itself, so a decoding that would go deeper meets a key it ignores first.
+    fn close_loops(&mut self, node: &mut Node, anchor: &str, at: Mark) -> Result<(), SyntaxError> {
+        let mut spots = Vec::new();
+        self.loops.retain(|(name, start, end)| {
+            let mine = name == anchor;
+            if mine {
+                spots.push((*start, *end));
+            }
+            !mine
+        });
+        if spots.is_empty() {
+            return Ok(());
+        }
+        let original = node.clone();
+        let note = self.tags.get(&original.start).cloned();
+        for &(start, _) in &spots {
+            if let Some(note) = &note {
+                self.tags.insert(start, note.clone());
+            }
+            self.anchor_of.insert(start, original.start);
+        }
+        let copies = fill_loops(node, &spots, &original);
+        self.grow(copies * count(&original), at)
     }
 
     /// The path of the innermost open collection.

@@ -15,6 +15,10 @@ pub struct FilesDir<'a> {
 
 /// Go's rendering of an OS error: `open files/x: no such file or directory`.
 pub fn go_io_error(op: &str, path: &Path, e: &std::io::Error) -> String {
+    // A name holding a NUL never reaches the kernel in Rust; Go's system call refuses it.
+    if e.raw_os_error().is_none() && e.kind() == std::io::ErrorKind::InvalidInput {
+        return format!("{op} {}: invalid argument", path.display());
+    }
     let text = e.to_string();
     let text = match text.find(" (os error") {
         Some(i) => &text[..i],
