@@ -270,12 +270,18 @@ impl Path<'_> {
 }
 
 /// go-yaml shortens long scalars in its messages.
+/// go-yaml's cut of a long value: over 10 bytes, the first 7 bytes. A character the cut
+/// splits is one U+FFFD here, where go-yaml prints its first bytes as they are.
 fn short(text: &str) -> String {
-    if text.chars().count() > 10 {
-        format!("{}...", text.chars().take(7).collect::<String>())
-    } else {
-        text.to_string()
+    if text.len() <= 10 {
+        return text.to_string();
     }
+    let mut end = 7;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let split = if end < 7 { "\u{FFFD}" } else { "" };
+    format!("{}{split}...", &text[..end])
 }
 
 /// How go-yaml names a value it could not decode: by its tag (as written, else as resolved)
@@ -1075,6 +1081,17 @@ impl<'de> de::MapAccess<'de> for Map<'_, '_, '_> {
 mod tests {
     use super::*;
     use serde::Deserialize;
+
+    #[test]
+    fn cuts_long_values_by_bytes_as_go_yaml() {
+        assert_eq!(short("0123456789"), "0123456789");
+        assert_eq!(short("0123456789a"), "0123456...");
+        // Ten bytes, five characters: whole. Twelve bytes: cut inside the fourth.
+        assert_eq!(short("ééééé"), "ééééé");
+        assert_eq!(short("éééééé"), "ééé\u{FFFD}...");
+        assert_eq!(short("a€€€"), "a€€€");
+        assert_eq!(short("a€€€€"), "a€€...");
+    }
 
     #[derive(Deserialize, Default, Debug, PartialEq)]
     #[serde(default, rename_all = "camelCase")]

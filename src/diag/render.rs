@@ -95,19 +95,13 @@ pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
         writeln!(out, " {number} | {}", window(lines[n as usize - 1])).unwrap();
         if n == pos.line {
             let start = col0 - from + usize::from(from > 0);
-            // Butane's marker runs to the next blank from the column taken as a byte
-            // offset, and counts bytes (the same as characters on ASCII lines). At a blank
-            // (trailing white space, or one reached because a character of several bytes
-            // comes earlier on the line) a finding's marker is empty; a YAML error's (no
-            // path) is one caret.
-            let len = line_text
-                .as_bytes()
-                .get(col0..)
-                .unwrap_or_default()
-                .iter()
-                .take_while(|b| !b.is_ascii_whitespace())
-                .take(MAX_LINE - (col0 - from))
-                .count()
+            // Butane's marker runs to the next white space character (Unicode's, as Go's
+            // `unicode.IsSpace`) from the column taken as a byte offset, and counts bytes
+            // (the same as characters on ASCII lines). At a blank (trailing white space, or
+            // one reached because a character of several bytes comes earlier on the line)
+            // a finding's marker is empty; a YAML error's (no path) is one caret.
+            let len = to_white_space(line_text.as_bytes().get(col0..).unwrap_or_default())
+                .min(MAX_LINE - (col0 - from))
                 .max(usize::from(d.path.is_none()));
             let carets = paint(BLUE, &"^".repeat(len));
             writeln!(
@@ -121,6 +115,25 @@ pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
     }
     writeln!(out, " {gutter} |").unwrap();
     out
+}
+
+/// The bytes of `text` before its first white space character, read as Go reads UTF-8: a
+/// byte that starts no character is a character of its own.
+fn to_white_space(text: &[u8]) -> usize {
+    let mut at = 0;
+    while at < text.len() {
+        let width = (1..=4.min(text.len() - at))
+            .find(|&w| std::str::from_utf8(&text[at..at + w]).is_ok())
+            .unwrap_or(1);
+        let c = std::str::from_utf8(&text[at..at + width])
+            .ok()
+            .and_then(|s| s.chars().next());
+        if c.is_some_and(char::is_whitespace) {
+            break;
+        }
+        at += width;
+    }
+    at
 }
 
 #[cfg(test)]
@@ -140,6 +153,10 @@ mod tests {
             pretty(&d, "in.bu", text, false),
             "error[$.storage.files.1]:\n  --> in.bu:5:7\n   |\n 3 | storage:\n 4 |   files:\n 5 |     - path: /etc/dup\n   |       ^^^^^ duplicate entry defined\n 6 |       x: 1\n 7 | \n   |\n"
         );
+        // Go's white space is Unicode's: the marker stops at a no-break space.
+        assert_eq!(to_white_space("\"r\u{a0}xx\"".as_bytes()), 2);
+        assert_eq!(to_white_space("é\u{2028}".as_bytes()), 2);
+        assert_eq!(to_white_space(&[0xa9, b'a', b' ']), 2);
         let none = Diagnostic::error(None, None, "m");
         assert_eq!(pretty(&none, "in.bu", text, false), "error: m\n");
     }

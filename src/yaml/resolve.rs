@@ -47,8 +47,11 @@ pub fn resolve(s: &str) -> Resolved {
     if let Some(i) = parse_int(&plain) {
         return Resolved::Int(i);
     }
+    // Go's ParseFloat refuses a number beyond the largest float (Rust's gives infinity):
+    // go-yaml then keeps the text a string.
     if is_float(&plain)
         && let Ok(f) = plain.parse::<f64>()
+        && f.is_finite()
     {
         return Resolved::Float(f);
     }
@@ -321,6 +324,11 @@ mod tests {
         assert_eq!(resolve("rw-r--r--"), Resolved::Str);
         assert_eq!(resolve("1.0.0"), Resolved::Str);
         assert_eq!(resolve("99999999999999999999"), Resolved::Float(1e20));
+        // Beyond the largest float Go's ParseFloat fails: the text stays a string.
+        assert_eq!(resolve("1e400"), Resolved::Str);
+        assert_eq!(resolve("-1.8e308"), Resolved::Str);
+        assert_eq!(resolve(&"9".repeat(400)), Resolved::Str);
+        assert_eq!(resolve("1e-400"), Resolved::Float(0.0));
     }
 
     #[test]
