@@ -205,7 +205,27 @@ fn parse_lines(src: &Lines, tree: Node) -> Result<Parsed, Diagnostic> {
         }
     };
     let version = Version::parse(&version_text).map_err(|e| Diagnostic::fatal(e.to_string()))?;
+    decode_as(src, tree, version)
+}
 
+/// Reads `bytes` into the config of `version` whatever version it names, as Go decodes a
+/// document into one version's types (Butane's check of an inline config): no version stub
+/// first, and no look at the version field. A JSON syntax or type error is the one error.
+pub fn parse_as(bytes: &[u8], version: Version) -> Result<Parsed, Diagnostic> {
+    if bytes.is_empty() {
+        // Go's decoder on no input at all.
+        return Err(Diagnostic::error(
+            None,
+            None,
+            "unexpected end of JSON input",
+        ));
+    }
+    let tree = read_json(bytes)?;
+    decode_as(&Lines::new(bytes), tree, version)
+}
+
+/// The config of `version` that `tree` holds, with the warnings of upstream's unused-key pass.
+fn decode_as(src: &Lines, tree: Node, version: Version) -> Result<Parsed, Diagnostic> {
     let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
     // 3.0.0's references have no `compression`: whatever it holds is never decoded.
     let stripped = (version == Version::V3_0)

@@ -7,7 +7,7 @@ use super::BaseVersion;
 use super::mode::{DECIMAL_MODE, looks_decimal};
 use super::quadlets;
 use super::types as bu;
-use crate::ignition::validate::{Checker, Issue};
+use crate::ignition::validate::Checker;
 use crate::tree::JsonPath;
 
 const TOO_MANY_SOURCES: &str = "only one of the following can be set: inline, local, source";
@@ -42,35 +42,41 @@ fn resource(c: &mut Checker, r: &bu::Resource, at: &JsonPath, base: BaseVersion,
     }
 }
 
-/// Upstream checks an inline config only when its version is exactly the output version
-/// and skips it with a warning otherwise; flint reads every version it supports up to the
-/// output version and checks it by its own version's rules, warning only for the rest.
+/// An inline config of the `ignition` section, checked as upstream checks it: read into the
+/// output version's types whatever version it names; checked by that version's rules when
+/// it names exactly that version (or none that parses), else skipped with a warning. Its
+/// findings keep their paths inside the inline config, and so are placed where those paths
+/// lead in the Butane document, as upstream places them (usually its first line).
 pub fn embedded_config(c: &mut Checker, bytes: &[u8], inline: &JsonPath) {
-    let within = |p: &JsonPath| {
-        let mut full = inline.clone();
-        for s in p.segs() {
-            full.push(s.clone());
-        }
-        full
-    };
-    match crate::ignition::parse(bytes) {
-        Ok(p) if p.version <= c.version => {
-            for issue in crate::ignition::validate::validate(&p.config, p.version) {
-                c.issues.push(Issue {
-                    path: within(&issue.path),
-                    ..issue
-                });
-            }
-        }
-        Ok(_) => skip_embedded(c, inline),
-        Err(d) if d.fatal && d.message.starts_with("unsupported config version") => {
-            skip_embedded(c, inline)
-        }
+    use crate::ignition::version::{Version, VersionError};
+    let parsed = match crate::ignition::parse::parse_as(bytes, c.version) {
+        Ok(p) => p,
         Err(d) => {
-            let full = d.path.as_ref().map_or_else(|| inline.clone(), within);
-            c.error(full, d.message);
+            c.error(JsonPath::root(), d.message);
             c.error(inline.clone(), "config is not valid");
+            return;
         }
+    };
+    match Version::parse(&parsed.config.ignition.version) {
+        Ok(v) if v == c.version => {}
+        Err(VersionError::Invalid) => {
+            c.error(
+                JsonPath::root().key("ignition").key("version"),
+                VersionError::Invalid.to_string(),
+            );
+        }
+        _ => return skip_embedded(c, inline),
+    }
+    let issues = crate::ignition::validate::validate(&parsed.config, c.version);
+    c.issues.extend(issues);
+    if matches!(parsed.tree.value, crate::tree::Value::Null) {
+        c.warning(
+            JsonPath::root(),
+            "context tree does not match content tree at $. Line and column reporting may be inconsistent. Unused keys may not be reported",
+        );
+    }
+    for w in parsed.warnings {
+        c.warning(w.path.unwrap_or_else(JsonPath::root), w.message);
     }
 }
 
