@@ -81,8 +81,10 @@ fn butane_configs_that_translate_cleanly_satisfy_their_schema() {
         // go-yaml (and so the translator, for compatibility) lets through: YAML 1.1 `yes`/`no`
         // booleans, numbers as names, floats truncated into integer fields, an empty
         // `clevis` on Flatcar, empty sections r4e and fiot refuse, versions spelt with
-        // leading zeros.
+        // leading zeros, keys of another struct that an alias brings in where go-yaml
+        // ignores them.
         const LENIENT: &[&str] = &[
+            "132-yaml-alias-inside-its-anchor-list",
             "092-version-leading-zeros-read-as-semver",
             "014-bool-yaml11-spellings",
             "099-bool-from-quoted-yaml-1-1-words",
