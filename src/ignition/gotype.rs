@@ -344,14 +344,7 @@ mod tests {
     use super::*;
 
     fn p(segs: &[&'static str]) -> JsonPath {
-        let mut path = JsonPath::root();
-        for s in segs {
-            path = match s.parse::<usize>() {
-                Ok(i) => path.index(i),
-                Err(_) => path.key(*s),
-            };
-        }
-        path
+        JsonPath::of(segs)
     }
 
     #[test]

@@ -283,14 +283,7 @@ mod tests {
     use crate::spec::lookup;
 
     fn p(segs: &[&'static str]) -> JsonPath {
-        let mut path = JsonPath::root();
-        for s in segs {
-            path = match s.parse::<usize>() {
-                Ok(i) => path.index(i),
-                Err(_) => path.key(*s),
-            };
-        }
-        path
+        JsonPath::of(segs)
     }
 
     fn word(variant: &str, version: &str, segs: &[&'static str], want: &str) -> String {

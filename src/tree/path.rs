@@ -19,6 +19,20 @@ impl JsonPath {
         JsonPath(Vec::new())
     }
 
+    /// A path of keys and indices (a segment that reads as a number is an index): tests
+    /// write paths this way.
+    #[cfg(test)]
+    pub fn of(segs: &[&'static str]) -> JsonPath {
+        let mut path = JsonPath::root();
+        for s in segs {
+            path = match s.parse::<usize>() {
+                Ok(i) => path.index(i),
+                Err(_) => path.key(*s),
+            };
+        }
+        path
+    }
+
     pub fn segs(&self) -> &[Seg] {
         &self.0
     }
