@@ -117,21 +117,19 @@ pub fn pretty(d: &Diagnostic, file: &str, text: &str, color: bool) -> String {
     out
 }
 
-/// The bytes of `text` before its first white space character, read as Go reads UTF-8: a
-/// byte that starts no character is a character of its own.
+/// The bytes of `text` before its first white space character, read as Go reads UTF-8 (a
+/// byte that starts no character is a character of its own, never white space).
 fn to_white_space(text: &[u8]) -> usize {
     let mut at = 0;
-    while at < text.len() {
-        let width = (1..=4.min(text.len() - at))
-            .find(|&w| std::str::from_utf8(&text[at..at + w]).is_ok())
-            .unwrap_or(1);
-        let c = std::str::from_utf8(&text[at..at + width])
-            .ok()
-            .and_then(|s| s.chars().next());
-        if c.is_some_and(char::is_whitespace) {
-            break;
+    for chunk in text.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_whitespace() {
+                return at;
+            }
+            at += c.len_utf8();
         }
-        at += width;
+        // Bytes that are no UTF-8: none is white space.
+        at += chunk.invalid().len();
     }
     at
 }

@@ -212,14 +212,6 @@ fn parse_lines(src: &Lines, tree: Node) -> Result<Parsed, Diagnostic> {
 /// document into one version's types (Butane's check of an inline config): no version stub
 /// first, and no look at the version field. A JSON syntax or type error is the one error.
 pub fn parse_as(bytes: &[u8], version: Version) -> Result<Parsed, Diagnostic> {
-    if bytes.is_empty() {
-        // Go's decoder on no input at all.
-        return Err(Diagnostic::error(
-            None,
-            None,
-            "unexpected end of JSON input",
-        ));
-    }
     let tree = read_json(bytes)?;
     decode_as(&Lines::new(bytes), tree, version)
 }
@@ -299,9 +291,8 @@ fn null_structs(
         return;
     }
     match &node.value {
-        Value::Null if !path.is_root() && gotype::is_walked_struct(path, version) => {
-            report(path, node)
-        }
+        // (A null document reaches this only through `parse_as`: a version stub stops it.)
+        Value::Null if gotype::is_walked_struct(path, version) => report(path, node),
         Value::Object(entries) => {
             // Go keeps the last of repeated keys.
             let last: std::collections::HashMap<&str, usize> = (entries.iter().enumerate())

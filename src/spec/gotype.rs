@@ -25,36 +25,29 @@ struct Ty {
     name: &'static str,
 }
 
-const fn b(name: &'static str) -> Ty {
+const fn named(pkg: Option<Pkg>, name: &'static str) -> Ty {
     Ty {
         slice: false,
-        pkg: Some(Pkg::Base),
+        pkg,
         name,
     }
+}
+
+/// A type of the base package, of fcos's, of OpenShift's; a builtin.
+const fn b(name: &'static str) -> Ty {
+    named(Some(Pkg::Base), name)
 }
 
 const fn f(name: &'static str) -> Ty {
-    Ty {
-        slice: false,
-        pkg: Some(Pkg::Fcos),
-        name,
-    }
+    named(Some(Pkg::Fcos), name)
 }
 
 const fn o(name: &'static str) -> Ty {
-    Ty {
-        slice: false,
-        pkg: Some(Pkg::OpenShift),
-        name,
-    }
+    named(Some(Pkg::OpenShift), name)
 }
 
 const fn builtin(name: &'static str) -> Ty {
-    Ty {
-        slice: false,
-        pkg: None,
-        name,
-    }
+    named(None, name)
 }
 
 const fn list(t: Ty) -> Ty {

@@ -369,11 +369,7 @@ impl Builder<'_> {
                 let size = count(n);
                 let mut node = n.clone();
                 self.grow(size, ev.start)?;
-                // An alias of a tagged node is decoded and named as its anchor is.
-                if let Some(note) = self.tags.get(&node.start).cloned() {
-                    self.tags.insert(start, note);
-                }
-                self.anchor_of.insert(start, node.start);
+                self.alias_of(start, node.start);
                 // The alias stands where it is written.
                 node.start = start;
                 node.end = end;
@@ -430,6 +426,15 @@ impl Builder<'_> {
         Ok(false)
     }
 
+    /// Notes that the alias at `start` stands for the node anchored at `anchored`: go-yaml
+    /// decodes and names it as that node (its tag), and names that node's line.
+    fn alias_of(&mut self, start: u32, anchored: u32) {
+        if let Some(note) = self.tags.get(&anchored).cloned() {
+            self.tags.insert(start, note);
+        }
+        self.anchor_of.insert(start, anchored);
+    }
+
     /// Fills the aliases of `node` written inside it (`&a [*a]`) with a copy of it as read
     /// so far, in which those aliases stay null. go-yaml decodes such an alias as the
     /// collection it names, so a type error shows at the first level; no Butane type nests
@@ -447,12 +452,8 @@ impl Builder<'_> {
             return Ok(());
         }
         let original = node.clone();
-        let note = self.tags.get(&original.start).cloned();
         for &(start, _) in &spots {
-            if let Some(note) = &note {
-                self.tags.insert(start, note.clone());
-            }
-            self.anchor_of.insert(start, original.start);
+            self.alias_of(start, original.start);
         }
         let copies = fill_loops(node, &spots, &original);
         self.grow(copies * count(&original), at)

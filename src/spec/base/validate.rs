@@ -69,12 +69,7 @@ pub fn embedded_config(c: &mut Checker, bytes: &[u8], inline: &JsonPath) {
     }
     let issues = crate::ignition::validate::validate(&parsed.config, c.version);
     c.issues.extend(issues);
-    if matches!(parsed.tree.value, crate::tree::Value::Null) {
-        c.warning(
-            JsonPath::root(),
-            "context tree does not match content tree at $. Line and column reporting may be inconsistent. Unused keys may not be reported",
-        );
-    }
+    // Unused keys, and the context-tree warning of a `null` config.
     for w in parsed.warnings {
         c.warning(w.path.unwrap_or_else(JsonPath::root), w.message);
     }
