@@ -71,7 +71,7 @@ fn temp_files(dir: &Path) -> Vec<PathBuf> {
         let p = e.path();
         if e.file_type().unwrap().is_dir() {
             out.extend(temp_files(&p));
-        } else if p.to_string_lossy().ends_with(".flint-tmp") {
+        } else if p.to_string_lossy().contains(".flint-tmp") {
             out.push(p);
         }
     }
@@ -330,4 +330,97 @@ fn kill_9_in_the_middle_then_a_rerun_converges() {
         succeeds(&apply(&dir, &root, &config, &[])),
         "apply: nothing to change\n"
     );
+}
+
+/// Two applies on one root at once: the second is refused at once with a clear message (the
+/// first holds a lock on the root while it runs), and writes nothing; once the first is done,
+/// it runs. A run on another root with the same state directory waits its turn.
+#[test]
+fn a_second_apply_is_refused_while_one_runs_on_the_same_root() {
+    let dir = scratch("fault-lock");
+    let root = dir.join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let server = Server::start(None);
+    server.route(
+        "/slow",
+        Reply::Stall(Duration::from_secs(3), b"first".to_vec()),
+    );
+    let first_config = dir.join("first.ign");
+    let slow = files_config(&[("/srv/a".into(), server.url("/slow"))]);
+    std::fs::write(&first_config, &slow).unwrap();
+    let first = Command::new(common::flint())
+        .arg("apply")
+        .arg("--root")
+        .arg(&root)
+        .arg("--state-dir")
+        .arg(dir.join("state-first"))
+        .arg("--kargs-file")
+        .arg(dir.join("grub.cfg"))
+        .arg(&first_config)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first run is fetching (its locks taken) once the server has its request.
+    let start = Instant::now();
+    while server.hits("/slow") == 0 {
+        assert!(start.elapsed() < Duration::from_secs(60), "no request came");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = files_config(&[("/srv/b".into(), "data:,second".into())]);
+    let o = apply(&dir, &root, &second, &[]);
+    fails_with(&o, "another flint run is using the target root");
+    assert!(
+        stderr(&o).contains(&root.display().to_string()),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!root.join("srv").exists(), "the refused run wrote");
+    // Another root, the same state directory: it waits for the first run, saying so.
+    let other = dir.join("other-root");
+    std::fs::create_dir_all(&other).unwrap();
+    let waiting = Instant::now();
+    let o = Command::new(common::flint())
+        .arg("apply")
+        .arg("--root")
+        .arg(&other)
+        .arg("--state-dir")
+        .arg(dir.join("state-first"))
+        .arg("--kargs-file")
+        .arg(dir.join("grub.cfg"))
+        .arg(dir.join("config.ign"))
+        .output()
+        .unwrap();
+    succeeds(&o);
+    assert!(
+        stderr(&o).contains("another flint run is using the state directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        root.join("srv/a").exists(),
+        "it ran before the first run finished"
+    );
+    assert!(waiting.elapsed() > Duration::from_millis(500));
+    assert_eq!(
+        std::fs::read_to_string(other.join("srv/b")).unwrap(),
+        "second"
+    );
+    let out = first.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("srv/a")).unwrap(),
+        "first"
+    );
+    // Now the second runs, with no lock in its way.
+    succeeds(&apply(&dir, &root, &second, &[]));
+    assert_eq!(
+        std::fs::read_to_string(root.join("srv/b")).unwrap(),
+        "second"
+    );
+    assert!(temp_files(&root).is_empty(), "{:?}", temp_files(&root));
 }

@@ -102,15 +102,77 @@ fn https_with_the_configs_ca_and_without() {
     let acq = run(&file_config(&tls, &files)).unwrap();
     assert_eq!(contents(&acq, 0), b"tls works");
 
+    // Refused, and tried again until the total timeout, as upstream tries.
     let t = Instant::now();
-    let e = run(&file_config("", &files))
+    let e = run(&file_config(r#","timeouts":{"httpTotal":2}"#, &files))
         .err()
         .expect("an unknown CA is refused");
     assert!(e.message.to_lowercase().contains("certificate"), "{e}");
+    assert!(e.message.contains("total timeout"), "{e}");
+    let took = t.elapsed();
     assert!(
-        t.elapsed() < Duration::from_secs(3),
-        "TLS failures are not retried"
+        took > Duration::from_millis(1400) && took < Duration::from_secs(4),
+        "tried for {took:?}"
     );
+}
+
+/// A certificate that does not verify at first (a clock not yet set, a proxy starting) is
+/// tried again, as other failures are: the fetch succeeds once it verifies.
+#[test]
+fn a_certificate_that_verifies_later_is_tried_again() {
+    let (untrusted, ca) = (test_ca(), test_ca());
+    let s = Server::start(Some(&untrusted));
+    s.route("/late", ok("verified at last"));
+    let files = format!(
+        r#"{{"path":"/a","contents":{{"source":"{}"}}}}"#,
+        s.url("/late")
+    );
+    let tls = format!(
+        r#","timeouts":{{"httpTotal":20}},"security":{{"tls":{{"certificateAuthorities":[{{"source":"{}"}}]}}}}"#,
+        data_url(ca.ca_pem.as_bytes())
+    );
+    let t = Instant::now();
+    let switch = std::thread::scope(|sc| {
+        sc.spawn(|| {
+            std::thread::sleep(Duration::from_millis(800));
+            s.use_certificate(&ca);
+        });
+        run(&file_config(&tls, &files))
+    });
+    let acq = switch.expect("fetched once the certificate verifies");
+    assert_eq!(contents(&acq, 0), b"verified at last");
+    assert!(t.elapsed() >= Duration::from_millis(800));
+    assert_eq!(
+        s.hits("/late"),
+        1,
+        "only the verified connection got a request"
+    );
+}
+
+/// When the next backoff would pass the total timeout, one last try is made before it: a
+/// server that answers in the last second is not missed (the tries at 0, 0.1, 0.3, 0.7 and
+/// 1.5 s fail; the next backoff would end at 3.1 s, past the 3 s timeout).
+#[test]
+fn a_last_try_before_the_total_timeout() {
+    let s = Server::start(None);
+    s.route("/soon", status(503));
+    let files = format!(
+        r#"{{"path":"/a","contents":{{"source":"{}"}}}}"#,
+        s.url("/soon")
+    );
+    let t = Instant::now();
+    let got = std::thread::scope(|sc| {
+        sc.spawn(|| {
+            std::thread::sleep(Duration::from_millis(2000));
+            s.route("/soon", ok("just in time"));
+        });
+        run(&file_config(r#","timeouts":{"httpTotal":3}"#, &files))
+    });
+    let acq = got.expect("the last try succeeds");
+    assert_eq!(contents(&acq, 0), b"just in time");
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert_eq!(s.hits("/soon"), 6, "five failed tries and the last one");
 }
 
 #[test]
@@ -423,7 +485,7 @@ fn s3_arn_and_gs_objects_through_the_endpoint_override() {
 
 /// A server whose certificate is self-signed with `CA:TRUE` (what `openssl req -x509` makes),
 /// that certificate given in `certificateAuthorities`: Go accepts it as the server's own, and
-/// so does flint. Without it, the fetch fails at once.
+/// so does flint. Without it, the fetch fails (tried again until the total timeout).
 #[test]
 fn a_self_signed_ca_certificate_as_the_servers_own() {
     use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
@@ -448,18 +510,18 @@ fn a_self_signed_ca_certificate_as_the_servers_own() {
     );
     let acq = run(&file_config(&tls, &files)).unwrap();
     assert_eq!(contents(&acq, 0), b"over tls");
-    let start = Instant::now();
-    let Err(e) = run(&file_config("", &files)) else {
+    let timeout = r#","timeouts":{"httpTotal":1}"#;
+    let Err(e) = run(&file_config(timeout, &files)) else {
         panic!("an untrusted certificate was accepted")
     };
     assert!(e.message.to_lowercase().contains("certificate"), "{e}");
-    assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "TLS failures are not retried"
-    );
     // Another name than the certificate's is still refused.
     let other = files.replace("127.0.0.1", "localhost");
-    assert!(run(&file_config(&tls, &other)).is_err());
+    let tls = tls.replacen(r#","security""#, &format!(r#"{timeout},"security""#), 1);
+    let Err(e) = run(&file_config(&tls, &other)) else {
+        panic!("another name than the certificate's was accepted")
+    };
+    assert!(e.message.to_lowercase().contains("certificate"), "{e}");
 }
 
 /// A port nothing listens on.

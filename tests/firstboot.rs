@@ -204,6 +204,149 @@ fn kernel_arguments_on_the_oem_partition() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A grub.cfg on the OEM partition that is a symbolic link to a file outside it (the
+/// initramfs's /etc/shadow, say): the kargs stage refuses it, naming it, rather than read
+/// the file it leads to and write its contents back as a readable grub.cfg; in plan too.
+#[test]
+fn a_grub_cfg_linked_out_of_the_oem_partition_is_refused() {
+    let dir = scratch("kargs-oem-link");
+    let disk = Loop::new(&dir, "oem", 128);
+    let label = oem_label("l");
+    sh("mkfs.btrfs", &["-q", "-f", "-L", &label, disk.path()]);
+    let secret = dir.join("shadow");
+    std::fs::write(&secret, "root:$6$secret:19000::::::\n").unwrap();
+    {
+        let m = Mounted::new(disk.path(), &dir.join("mnt"), "rw");
+        std::os::unix::fs::symlink(&secret, m.0.join("grub.cfg")).unwrap();
+    }
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.4.0"},"kernelArguments":{"shouldExist":["flint.test=1"]}}"#,
+    )
+    .unwrap();
+    let env = [("FLINT_OEM_LABEL", label.as_str())];
+    for verb in ["plan", "apply"] {
+        let o = flint(&dir, &[verb, "--root", "root", "c.ign"], &env);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {}", text(&o));
+        assert!(
+            stderr(&o)
+                .contains("kargs stage failed at $.kernelArguments: grub.cfg on the OEM partition")
+                && stderr(&o)
+                    .contains("is a symbolic link that leads outside the partition: refused"),
+            "{verb}: {}",
+            text(&o)
+        );
+        assert!(!String::from_utf8_lossy(&o.stdout).contains("secret"));
+    }
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    assert!(
+        !mounts.contains(disk.path()),
+        "the OEM partition was left mounted"
+    );
+    {
+        let m = Mounted::new(disk.path(), &dir.join("mnt"), "ro");
+        let g = std::fs::symlink_metadata(m.0.join("grub.cfg")).unwrap();
+        assert!(g.file_type().is_symlink(), "grub.cfg was replaced");
+        assert_eq!(
+            std::fs::read_dir(&m.0).unwrap().count(),
+            1,
+            "something was written"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        "root:$6$secret:19000::::::\n"
+    );
+    drop(disk);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The OEM partition is mounted on a private directory made fresh for it, never on a name a
+/// local user could guess and plant a link at: a link at the name earlier versions used
+/// (`$TMPDIR/flint-oem-PID-0`, planted while the run is stopped before it starts) leads
+/// nothing anywhere, and the partition's grub.cfg is edited.
+#[test]
+fn the_oem_partition_is_mounted_on_a_fresh_private_directory() {
+    let dir = scratch("kargs-oem-tmp");
+    let disk = Loop::new(&dir, "oem", 128);
+    let label = oem_label("t");
+    sh("mkfs.btrfs", &["-q", "-f", "-L", &label, disk.path()]);
+    {
+        let m = Mounted::new(disk.path(), &dir.join("mnt"), "rw");
+        std::fs::write(m.0.join("grub.cfg"), "set oem_id=\"qemu\"\n").unwrap();
+    }
+    let (tmp, elsewhere) = (dir.join("tmp"), dir.join("elsewhere"));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    std::fs::write(
+        dir.join("c.ign"),
+        r#"{"ignition":{"version":"3.4.0"},"kernelArguments":{"shouldExist":["flint.test=1"]}}"#,
+    )
+    .unwrap();
+    // The run stops itself before flint starts (a shell that becomes flint, keeping its pid),
+    // so that the links can be planted at the names its pid would give.
+    let mut c = std::process::Command::new("sh");
+    c.args(["-c", "kill -STOP $$; exec \"$0\" \"$@\""])
+        .arg(common::flint())
+        .args([
+            "apply",
+            "--root",
+            "root",
+            "--kargs-reboot-flag",
+            "reboot",
+            "c.ign",
+        ])
+        .current_dir(&dir)
+        .env("FLINT_DEVICE_TIMEOUT", "2")
+        .env("FLINT_OEM_LABEL", &label)
+        .env("TMPDIR", &tmp)
+        .env("FLINT_CMDLINE", dir.join("cmdline"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: waits (without reaping) for our own child to stop.
+    assert_eq!(
+        unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) },
+        pid
+    );
+    for n in 0..4 {
+        std::os::unix::fs::symlink(&elsewhere, tmp.join(format!("flint-oem-{pid}-{n}"))).unwrap();
+    }
+    // SAFETY: a signal to our own stopped child.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap();
+    assert!(
+        !mounts.contains(disk.path()),
+        "the OEM partition was left mounted"
+    );
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).unwrap().count(),
+        0,
+        "written through the link"
+    );
+    {
+        let m = Mounted::new(disk.path(), &dir.join("mnt"), "ro");
+        assert_eq!(
+            std::fs::read_to_string(m.0.join("grub.cfg")).unwrap(),
+            "set oem_id=\"qemu\"\nset linux_append=\"$linux_append flint.test=1\"\n"
+        );
+    }
+    // The private directory is gone; the planted links are as they were.
+    let left: Vec<String> = (std::fs::read_dir(&tmp).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with(&format!("flint-oem-{pid}-")))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    drop(disk);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn files_config(sources: &[(&str, &str)]) -> String {
     let files: Vec<serde_json::Value> = sources
         .iter()

@@ -1,13 +1,13 @@
 //! A resource far larger than the provisioner's memory budget: 2 GiB fetched over HTTP from a
 //! server on 127.0.0.1, verified with sha512 and written to its file, while `flint apply`'s
-//! peak RSS (from wait4) stays within 48 MiB. The body is generated while it is sent, so
-//! the test holds none of it either.
+//! peak RSS (as GNU time reports it) stays within 48 MiB. The body is generated while it is sent, so
+//! the test holds none of it either. Configs merged into a config: their total is bounded,
+//! and so is the memory each byte of them costs.
 mod common;
 mod support;
 
 use common::{TempDir, flint};
 use sha2::Digest;
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use support::*;
@@ -24,6 +24,11 @@ fn sha512_of_generated(len: u64) -> String {
 /// Runs `flint apply` on `config` into `dir/root`, spooling into `dir/spool`: exit success,
 /// stderr, peak RSS in KiB.
 fn apply(dir: &Path, config: &str) -> (bool, String, i64) {
+    apply_with(dir, config, &[])
+}
+
+/// [`apply`] with more environment.
+fn apply_with(dir: &Path, config: &str, env: &[(&str, &str)]) -> (bool, String, i64) {
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("etc")).unwrap();
     std::fs::write(root.join("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n").unwrap();
@@ -31,32 +36,26 @@ fn apply(dir: &Path, config: &str) -> (bool, String, i64) {
     std::fs::create_dir_all(dir.join("spool")).unwrap();
     let file = dir.join("config.ign");
     std::fs::write(&file, config).unwrap();
-    let mut child = Command::new(flint())
+    // Measured by GNU time, which forks flint from its own small process: a child spawned
+    // straight from this test process would count the test process's own peak (its memory
+    // is the child's until exec), and other tests here hold configs of 100 MiB.
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "flint-peak-rss-kib=%M"])
+        .arg(flint())
         .args(["apply", "--root"])
         .arg(&root)
         .arg(&file)
         .env("FLINT_SPOOL_DIR", dir.join("spool"))
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    // Reaped by wait4 above; this only lets the handle go (and finds the child gone).
-    let _ = child.try_wait();
-    (ok, err, usage.ru_maxrss)
+        .output()
+        .expect("/usr/bin/time (Debian's time package) runs flint");
+    let mut err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let line = err.rfind("flint-peak-rss-kib=").expect("time's report");
+    let rss: i64 = err[line + 19..].trim().parse().unwrap();
+    err.truncate(line);
+    (out.status.success(), err, rss)
 }
 
 fn config(url: &str, hash: &str) -> String {
@@ -120,4 +119,77 @@ fn a_large_resource_that_fails_its_hash_writes_nothing() {
     );
     assert_eq!(std::fs::read_dir(dir.join("spool")).unwrap().count(), 0);
     assert!(rss <= RSS_BUDGET_KIB, "peak RSS {rss} KiB");
+}
+
+/// A config that merges configs given as gzip'd `data:` URLs, each holding one file of
+/// `size` bytes: a few hundred KiB of config that decompresses to their sum.
+fn merging(sizes: &[usize]) -> String {
+    use base64::Engine;
+    use std::io::Write;
+    let merges: Vec<String> = (sizes.iter().enumerate())
+        .map(|(i, &n)| {
+            let child = format!(
+                r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{"files":[{{"path":"/srv/m{i}","contents":{{"source":"data:,{}"}}}}]}}}}"#,
+                "A".repeat(n)
+            );
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(child.as_bytes()).unwrap();
+            let b64 = base64::engine::general_purpose::STANDARD.encode(gz.finish().unwrap());
+            format!(r#"{{"source":"data:;base64,{b64}","compression":"gzip"}}"#)
+        })
+        .collect();
+    format!(
+        r#"{{"ignition":{{"version":"3.4.0","config":{{"merge":[{}]}}}}}}"#,
+        merges.join(",")
+    )
+}
+
+/// A config and what it merges may take 256 MiB together (FLINT_MAX_CONFIG_BYTES, here
+/// lowered): the merge that crosses it is refused by its path, nothing is written, and the
+/// memory stays bounded (the download stops where the budget ends).
+#[test]
+fn merged_configs_past_the_total_limit_are_refused() {
+    let dir = TempDir::new("merge-limit");
+    const MIB: usize = 1 << 20;
+    let config = merging(&[40 * MIB, 40 * MIB, 40 * MIB]);
+    let limit = (64 * MIB).to_string();
+    let (ok, err, rss) = apply_with(&dir, &config, &[("FLINT_MAX_CONFIG_BYTES", &limit)]);
+    assert!(!ok, "configs past the limit were taken");
+    assert!(
+        err.contains("fetch stage failed at $.ignition.config.merge.1:"),
+        "{err}"
+    );
+    assert!(err.contains("67108864-byte limit"), "{err}");
+    assert!(err.contains("FLINT_MAX_CONFIG_BYTES"), "{err}");
+    assert!(!dir.join("root/srv").exists(), "nothing is written");
+    assert!(rss < 200 * 1024, "peak RSS {rss} KiB");
+    // Within the limit, the same configs are taken.
+    let (ok, err, _) = apply_with(
+        &dir,
+        &merging(&[20 * MIB, 20 * MIB]),
+        &[("FLINT_MAX_CONFIG_BYTES", &limit)],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        std::fs::metadata(dir.join("root/srv/m1")).unwrap().len(),
+        20 * MIB as u64
+    );
+}
+
+/// Each byte of a merged config costs at most about twice its size at the peak (the
+/// config itself and its decoded contents), not four times: 100 MiB merged from two
+/// configs peaks near 210 MiB.
+#[test]
+fn merged_configs_cost_about_twice_their_size() {
+    let dir = TempDir::new("merge-memory");
+    const MIB: usize = 1 << 20;
+    let (ok, err, rss) = apply(&dir, &merging(&[50 * MIB, 50 * MIB]));
+    assert!(ok, "{err}");
+    for i in 0..2 {
+        let f = dir.join(format!("root/srv/m{i}"));
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 50 * MIB as u64);
+    }
+    let budget = (100 * 5 / 2 + 32) * 1024;
+    eprintln!("100 MiB of merged configs: peak RSS {} MiB", rss / 1024);
+    assert!(rss < budget, "peak RSS {rss} KiB, over {budget} KiB");
 }

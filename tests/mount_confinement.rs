@@ -216,3 +216,72 @@ fn umount_leaves_alone_what_a_link_in_the_root_reaches() {
     drop(disk);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `overwrite: true` on a link at `/var/lib` while the config keeps a filesystem mounted at
+/// `/var/lib/data`: upstream removes the directory tree across the mount (the filesystem's
+/// files with it) and then fails on the mount point. flint refuses the entry before the files
+/// stage does anything, in plan and in apply, naming the entry and the filesystem; the
+/// filesystem's files are intact and nothing is left mounted.
+#[test]
+fn overwrite_never_removes_across_a_mounted_filesystem() {
+    let _one = one_at_a_time();
+    let dir = scratch("mount-crossing");
+    let disk = Loop::new(&dir, "d", 64);
+    sh("mkfs.ext4", &["-q", "-L", "x", disk.path()]);
+    {
+        let m = support::devices::Mounted::new(disk.path(), &dir.join("mnt"), "rw");
+        std::fs::write(m.0.join("keep.txt"), "kept").unwrap();
+    }
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("var/lib/other")).unwrap();
+    std::fs::write(root.join("var/lib/other/f"), "other").unwrap();
+    let before = mount_table();
+    let cfg = format!(
+        r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{"filesystems":[{{"device":"{}","format":"ext4","path":"/var/lib/data","label":"x"}}],"files":[{{"path":"/marker","contents":{{"source":"data:,m"}}}}],"links":[{{"path":"/var/lib","target":"/srv","overwrite":true}}]}}}}"#,
+        disk.path()
+    );
+    for verb in ["plan", "apply"] {
+        let o = run(verb, &dir, &root, &cfg);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{verb}: {err}");
+        assert!(
+            err.contains("files stage failed at $.storage.links.0: overwrite would remove /var/lib, and with it the filesystem of $.storage.filesystems.0 mounted at /var/lib/data"),
+            "{verb}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(mount_table(), before, "{verb}: left mounted");
+        assert!(
+            !root.join("marker").exists(),
+            "{verb}: the files stage wrote"
+        );
+        let m = std::fs::symlink_metadata(root.join("var/lib")).unwrap();
+        assert!(m.is_dir(), "{verb}: /var/lib replaced");
+        assert_eq!(
+            std::fs::read_to_string(root.join("var/lib/other/f")).unwrap(),
+            "other"
+        );
+    }
+    {
+        let m = support::devices::Mounted::new(disk.path(), &dir.join("mnt"), "ro");
+        assert_eq!(
+            std::fs::read_to_string(m.0.join("keep.txt")).unwrap(),
+            "kept",
+            "the filesystem's files were removed"
+        );
+        // A filesystem the config does not name, mounted in the root now (here the same
+        // one, read-only): a file over the directory above it is refused all the same.
+        let cache = support::devices::Mounted::new(disk.path(), &root.join("srv/cache"), "ro");
+        let cfg = r#"{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/srv","overwrite":true,"contents":{"source":"data:,x"}}]}}"#;
+        let o = run("apply", &dir, &root, cfg);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("files stage failed at $.storage.files.0: overwrite would remove /srv, and with it a filesystem mounted at /srv/cache"),
+            "{err}"
+        );
+        assert!(cache.0.join("keep.txt").exists());
+        drop(cache);
+    }
+    drop(disk);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -128,6 +128,22 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         format: args.format,
         apply,
     };
+    // One run at a time on a root and a state directory (see provision::lock).
+    if apply {
+        let _ = std::fs::create_dir_all(&opts.state_dir);
+    }
+    use provision::lock::Role;
+    let dirs = [
+        (opts.root.as_path(), Role::Root),
+        (opts.state_dir.as_path(), Role::StateDir),
+    ];
+    let _locks = match provision::lock::take(&dirs, apply) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
     if let Some(flag) = &offline {
         return fetch_offline(&opts, &out, flag, &args.neednet);
     }

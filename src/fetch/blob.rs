@@ -20,12 +20,10 @@ pub const DEFAULT_SPOOL: &str = "/var/tmp";
 /// The bytes of a fetched resource.
 #[derive(Debug, Clone)]
 pub enum Blob {
-    Memory(Arc<[u8]>),
+    /// Held as the vector it arrived in: made into a slice, it would be copied whole.
+    Memory(Arc<Vec<u8>>),
     /// An unnamed file holding `len` bytes, read at offsets (it may be shared).
-    Spooled {
-        file: Arc<File>,
-        len: u64,
-    },
+    Spooled { file: Arc<File>, len: u64 },
 }
 
 impl PartialEq for Blob {
@@ -40,7 +38,7 @@ impl PartialEq for Blob {
 
 impl From<Vec<u8>> for Blob {
     fn from(v: Vec<u8>) -> Blob {
-        Blob::Memory(v.into())
+        Blob::Memory(Arc::new(v))
     }
 }
 
@@ -283,7 +281,7 @@ impl<'a> Intake<'a> {
                 file: Arc::new(file),
                 len: self.len,
             },
-            None => Blob::Memory(std::mem::take(&mut self.memory).into()),
+            None => Blob::Memory(Arc::new(std::mem::take(&mut self.memory))),
         })
     }
 }
@@ -487,7 +485,10 @@ mod tests {
         let (s, dir) = spool();
         let mut sink = ResourceSink::new("data:", &s, 1 << 30, false, None);
         sink.put(b"hello").unwrap();
-        assert_eq!(sink.finish().unwrap(), Blob::Memory(b"hello"[..].into()));
+        assert_eq!(
+            sink.finish().unwrap(),
+            Blob::Memory(Arc::new(b"hello".to_vec()))
+        );
         let big: Vec<u8> = (0..3 * MEMORY_LIMIT).map(|i| (i % 251) as u8).collect();
         let mut sink = ResourceSink::new("data:", &s, 1 << 30, false, None);
         for c in big.chunks(4000) {

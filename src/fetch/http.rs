@@ -20,6 +20,8 @@ const MAX_REDIRECTS: usize = 100;
 pub const ACCEPT: &str = "application/vnd.coreos.ignition+json;version=3.6.0, */*;q=0.1";
 const BACKOFF_START: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
+/// The time a last try before the total timeout is given.
+const LAST_TRY: Duration = Duration::from_millis(500);
 
 /// How HTTP fetches are made; built from the config's `ignition` section.
 #[derive(Clone)]
@@ -203,10 +205,18 @@ impl HttpClient {
                 }
                 Err(Attempt::Retry(e)) => e,
             };
-            if let Some(d) = deadline
-                && Instant::now() + delay >= d
-            {
-                return Err(format!("{last_error} (gave up: total timeout reached)"));
+            if let Some(d) = deadline {
+                let now = Instant::now();
+                if now + LAST_TRY >= d {
+                    return Err(format!("{last_error} (gave up: total timeout reached)"));
+                }
+                // When the next backoff would pass the deadline, one last try is still made
+                // in the time left (upstream waits out its backoff, given up at the
+                // deadline, so a server that comes up in its last seconds is missed).
+                if now + delay + LAST_TRY > d {
+                    std::thread::sleep(d - LAST_TRY - now);
+                    continue;
+                }
             }
             std::thread::sleep(delay);
             delay = (delay * 2).min(BACKOFF_MAX);
@@ -281,17 +291,14 @@ impl HttpClient {
         let mut resp = match sent {
             Ok(r) => r,
             Err(e) => {
-                let msg = format!("{} {}: {e}", req.method, redact(url));
-                // A certificate problem does not go away by asking again.
-                let text = e.to_string().to_ascii_lowercase();
-                let tls = matches!(e, ureq::Error::Tls(_) | ureq::Error::Rustls(_))
-                    || text.contains("certificate")
-                    || text.contains("tls");
-                return Err(if tls {
-                    Attempt::Fail(msg)
-                } else {
-                    Attempt::Retry(msg)
-                });
+                // Tried again like any failure to connect, a certificate that does not verify
+                // included, as upstream does: it may verify a moment later (the clock not yet
+                // set at first boot, a proxy still starting).
+                return Err(Attempt::Retry(format!(
+                    "{} {}: {e}",
+                    req.method,
+                    redact(url)
+                )));
             }
         };
         let status = resp.status().as_u16();

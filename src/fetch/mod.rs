@@ -220,6 +220,14 @@ impl Fetcher {
         }
     }
 
+    /// This fetcher with its limit lowered to `limit` (when that is lower).
+    pub fn limited(&self, limit: u64) -> Fetcher {
+        let mut f = self.clone();
+        f.limit = f.limit.min(limit);
+        f.http.limit = f.http.limit.min(limit);
+        f
+    }
+
     /// Largest resource held whole in memory.
     pub fn memory_limit(&self) -> u64 {
         self.limit.min(IN_MEMORY_LIMIT)

@@ -12,6 +12,7 @@
 //! the partition. A symbolic link in the lookaside directory is followed, as upstream; one on
 //! the mounted partition may not lead out of it.
 
+use crate::system::beneath::{Dir, Refused, private_dir};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -75,17 +76,17 @@ impl Oem {
                     self.lookaside.display()
                 )
             })?;
-        part.with_mounted(&dev, false, |dir| {
-            let p = inside(dir, &rel).map_err(|e| format!("OEM file {shown}: {e}"))?;
-            match read_limited(&p, limit) {
-                Ok(b) => Ok(b),
-                Err(Missing::Yes) => Err(format!(
-                    "OEM file {shown} not found (neither in {} nor on the OEM partition {})",
-                    self.lookaside.display(),
-                    dev.display()
-                )),
-                Err(Missing::No(e)) => Err(format!("reading OEM file {shown}: {e}")),
-            }
+        part.with_mounted(&dev, false, |dir| match dir.read(&rel, limit) {
+            Ok(b) => Ok(b),
+            Err(Refused::Missing) => Err(format!(
+                "OEM file {shown} not found (neither in {} nor on the OEM partition {})",
+                self.lookaside.display(),
+                dev.display()
+            )),
+            Err(Refused::Escapes) => Err(format!(
+                "OEM file {shown}: a symbolic link on the OEM partition leads outside it"
+            )),
+            Err(Refused::Io(e)) => Err(format!("reading OEM file {shown}: {e}")),
         })
     }
 }
@@ -174,30 +175,11 @@ fn read_limited(p: &Path, limit: u64) -> Result<Vec<u8>, Missing> {
     Ok(out)
 }
 
-/// `rel` under `dir`, refused when a symbolic link takes it outside `dir`; a missing file
-/// is returned as is (the read reports it).
-fn inside(dir: &Path, rel: &Path) -> Result<PathBuf, String> {
-    let p = dir.join(rel);
-    let real = match std::fs::canonicalize(&p) {
-        Ok(r) => r,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(p),
-        Err(e) => return Err(e.to_string()),
-    };
-    let top = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
-    if real.starts_with(&top) {
-        Ok(real)
-    } else {
-        Err("a symbolic link on the OEM partition leads outside it".into())
-    }
-}
-
 /// The OEM partition: the filesystem labelled [`LABEL`], mounted only while it is used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partition {
     pub label: String,
 }
-
-static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl Partition {
     /// The device holding it, waiting up to `wait` for it to appear.
@@ -207,13 +189,15 @@ impl Partition {
             .map_err(|_| format!("there is no OEM partition ({alias} did not appear)"))
     }
 
-    /// Mounts `dev` (read-write with `write`, else read-only) on a private directory, runs
-    /// `body` on it, unmounts.
+    /// Mounts `dev` (read-write with `write`, else read-only) on a private directory made
+    /// fresh for it, runs `body` on the mounted filesystem (held open: every path below it
+    /// is opened beneath it, see [`Dir`]), unmounts. The directory is mounted on through
+    /// the handle it was opened with, so nothing put at its path since is mounted on.
     pub fn with_mounted<T>(
         &self,
         dev: &Path,
         write: bool,
-        body: impl FnOnce(&Path) -> Result<T, String>,
+        body: impl FnOnce(&Dir) -> Result<T, String>,
     ) -> Result<T, String> {
         let kind = match crate::system::probe::probe(dev) {
             Ok(Some(f)) if !f.kind.is_empty() => f.kind,
@@ -225,35 +209,53 @@ impl Partition {
             }
             Err(e) => return Err(e.to_string()),
         };
-        let dir = std::env::temp_dir().join(format!(
-            "flint-oem-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-        let opts: Vec<String> = if write {
-            vec!["nodev".into()]
-        } else {
-            vec!["ro".into(), "nodev".into()]
-        };
-        let r = match crate::system::mount::mount(dev, &dir, &kind, &opts) {
-            Ok(()) => {
-                let r = body(&dir);
-                if let Err(e) = crate::system::mount::umount_patiently(&dir) {
-                    let _ = std::fs::remove_dir(&dir);
-                    return Err(format!("unmounting the OEM partition: {e}"));
-                }
-                r
-            }
-            Err(e) => Err(format!(
-                "mounting the OEM partition {} ({kind}){}: {e}",
-                dev.display(),
-                if write { "" } else { " read-only" }
-            )),
-        };
+        let dir = private_dir(&std::env::temp_dir(), "flint-oem")
+            .map_err(|e| format!("making a directory to mount the OEM partition on: {e}"))?;
+        let r = mount_and_run(dev, &dir, &kind, write, body);
         let _ = std::fs::remove_dir(&dir);
         r
     }
+}
+
+/// [`Partition::with_mounted`] once its directory is made.
+fn mount_and_run<T>(
+    dev: &Path,
+    dir: &Path,
+    kind: &str,
+    write: bool,
+    body: impl FnOnce(&Dir) -> Result<T, String>,
+) -> Result<T, String> {
+    use crate::system::mount;
+    let opts: Vec<String> = if write {
+        vec!["nodev".into()]
+    } else {
+        vec!["ro".into(), "nodev".into()]
+    };
+    let failed = |e: &dyn std::fmt::Display| {
+        format!(
+            "mounting the OEM partition {} ({kind}){}: {e}",
+            dev.display(),
+            if write { "" } else { " read-only" }
+        )
+    };
+    let handle = mount::open_beneath(dir, &[], false).map_err(|e| failed(&format!("{e:?}")))?;
+    let below = Dir::open(dir)
+        .and_then(|d| d.device())
+        .map_err(|e| failed(&e))?;
+    mount::mount_on(dev, &handle, kind, &opts).map_err(|e| failed(&e))?;
+    // The filesystem now at the directory, held open for the body; it must be the one just
+    // mounted (another device than the directory's own).
+    let top = Dir::open(dir).and_then(|d| Ok((d.device()? != below).then_some(d)));
+    let r = match top {
+        Ok(Some(top)) => body(&top),
+        Ok(None) => Err(failed(&"the mount did not take place on its directory")),
+        Err(e) => Err(failed(&e)),
+    };
+    if let Err(e) = mount::umount_patiently(dir) {
+        mount::release(dir);
+        return Err(format!("unmounting the OEM partition: {e}"));
+    }
+    r
 }
 
 #[cfg(test)]

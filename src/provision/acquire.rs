@@ -120,10 +120,15 @@ pub fn parse_any(
     }
 }
 
-/// Reads the user config from a file.
-pub fn file_config(p: &Path) -> Result<(Config, String), AcquireError> {
-    let bytes = std::fs::read(p).map_err(|e| err(None, format!("reading {}: {e}", p.display())))?;
+/// Reads the user config from a file, within `budget`.
+pub fn file_config(p: &Path, budget: &Budget) -> Result<(Config, String), AcquireError> {
+    use std::io::Read;
     let name = p.display().to_string();
+    let reading = |e: std::io::Error| err(None, format!("reading {name}: {e}"));
+    let mut bytes = Vec::new();
+    let f = std::fs::File::open(p).map_err(reading)?;
+    (f.take(budget.left() + 1).read_to_end(&mut bytes)).map_err(reading)?;
+    (budget.charge(bytes.len() as u64)).map_err(|e| err(None, format!("{name}: {e}")))?;
     let beside = p.parent().map(|d| d.join("files")).filter(|d| d.is_dir());
     Ok((parse_any(bytes, &name, beside.as_deref())?, name))
 }
@@ -144,12 +149,15 @@ pub struct PlatformConfig {
 pub fn platform_config(
     platform: &dyn crate::platform::Platform,
     cx: &crate::platform::Context,
+    budget: &Budget,
 ) -> Result<PlatformConfig, AcquireError> {
     use crate::platform::userdata::{Kind, classify};
     let got = crate::platform::acquire(platform, cx);
     let mut notes = cx.take_notes();
     notes.extend(cx.fetcher.take_notes());
     let ud = got.map_err(|e| err(None, e))?;
+    (budget.charge(ud.bytes.len() as u64))
+        .map_err(|e| err(None, format!("the user data from {}: {e}", ud.origin)))?;
     let kind = classify(&ud.bytes);
     let user = match kind {
         Kind::Config => Some(parse_any(ud.bytes, &ud.origin, None)?),
@@ -284,20 +292,97 @@ fn configure(fetcher: &mut Fetcher, config: &Config, at: &JsonPath) -> Result<()
     Ok(())
 }
 
-/// Fetches and reads a referenced config.
-fn fetch_config(fetcher: &Fetcher, r: &Resource, at: &JsonPath) -> Result<Config, AcquireError> {
+/// The default of [`Budget`]: a config and every config it references, 256 MiB together.
+pub const MAX_CONFIG_BYTES: u64 = 256 << 20;
+
+/// How many bytes a config and the configs it references (`merge`, `replace`, at any depth)
+/// may take together, decompressed. Each is read, parsed and merged in memory, a few times
+/// its size at the peak, so their total is bounded, far below what an initramfs has: a config
+/// that crosses it is refused, named by its path, before it is parsed (and, when fetched,
+/// as soon as its download or decompression goes past what is left).
+#[derive(Debug)]
+pub struct Budget {
+    limit: u64,
+    left: std::cell::Cell<u64>,
+}
+
+impl Budget {
+    pub fn new(limit: u64) -> Budget {
+        Budget {
+            limit,
+            left: std::cell::Cell::new(limit),
+        }
+    }
+
+    /// [`MAX_CONFIG_BYTES`], or `FLINT_MAX_CONFIG_BYTES`.
+    pub fn from_env() -> Budget {
+        let limit = std::env::var("FLINT_MAX_CONFIG_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(MAX_CONFIG_BYTES);
+        Budget::new(limit)
+    }
+
+    /// What is left.
+    pub fn left(&self) -> u64 {
+        self.left.get()
+    }
+
+    fn exceeded(&self) -> String {
+        format!(
+            "the config and the configs it references are larger than the {}-byte limit \
+             on them together (FLINT_MAX_CONFIG_BYTES)",
+            self.limit
+        )
+    }
+
+    /// Takes `n` bytes of what is left, or says that `n` is more than that.
+    pub fn charge(&self, n: u64) -> Result<(), String> {
+        match self.left.get().checked_sub(n) {
+            Some(rest) => {
+                self.left.set(rest);
+                Ok(())
+            }
+            None => Err(self.exceeded()),
+        }
+    }
+}
+
+/// Fetches and reads a referenced config, within `budget`.
+fn fetch_config(
+    fetcher: &Fetcher,
+    r: &Resource,
+    at: &JsonPath,
+    budget: &Budget,
+) -> Result<Config, AcquireError> {
     let src = r.source.as_deref().unwrap_or("");
-    let bytes = fetcher.fetch(r).map_err(|e| err(Some(at.clone()), e))?;
+    // Fetched with what is left as its limit: a config past it is cut off as it arrives.
+    let limited = fetcher.limited(budget.left());
+    let bytes = limited.fetch(r).map_err(|e| {
+        let past = budget.left() < fetcher.memory_limit() && e.contains("-byte");
+        err(
+            Some(at.clone()),
+            if past {
+                format!("{}: {}", redact(src), budget.exceeded())
+            } else {
+                e
+            },
+        )
+    })?;
+    (budget.charge(bytes.len() as u64))
+        .map_err(|e| err(Some(at.clone()), format!("{}: {e}", redact(src))))?;
     parse_any(bytes, &redact(src), None).map_err(|e| err(Some(at.clone()), e.message))
 }
 
-/// Resolves `replace` and `merge` references of `config`, depth first. `chain` holds the
-/// sources being resolved above this config, to detect a config that references itself.
+/// Resolves `replace` and `merge` references of `config`, depth first, within `budget`.
+/// `chain` holds the sources being resolved above this config, to detect a config that
+/// references itself.
 pub fn render(
-    config: Config,
+    mut config: Config,
     fetcher: &Fetcher,
     at: &JsonPath,
     chain: &mut Vec<String>,
+    budget: &Budget,
 ) -> Result<(Config, Fetcher), AcquireError> {
     if chain.len() > MAX_DEPTH {
         return Err(err(
@@ -312,8 +397,8 @@ pub fn render(
     if let Some(src) = replace.source.as_deref().filter(|s| !s.is_empty()) {
         let p = refs.key("replace");
         let child = with_cycle_check(chain, src, &p, |chain| {
-            let child = fetch_config(&f, replace, &p)?;
-            render(child, &f, &p, chain)
+            let child = fetch_config(&f, replace, &p, budget)?;
+            render(child, &f, &p, chain, budget)
         })?;
         return Ok(child);
     }
@@ -322,22 +407,45 @@ pub fn render(
     if config.ignition.config.merge.is_empty() {
         return Ok((config, f));
     }
-    let mut acc = config.clone();
-    for (i, m) in config.ignition.config.merge.iter().enumerate() {
+    // The config is merged into as it stands, never copied: the references are taken out
+    // and each child comes in whole. What configures a child's fetches is the `ignition`
+    // section merged so far, which is small.
+    let merges = std::mem::take(&mut config.ignition.config.merge);
+    let mut acc = config;
+    for (i, m) in merges.iter().enumerate() {
         let p = refs.key("merge").index(i);
         let src = m.source.as_deref().unwrap_or("");
         let (rendered, _) = with_cycle_check(chain, src, &p, |chain| {
-            let child = fetch_config(&f, m, &p)?;
+            let child = fetch_config(&f, m, &p, budget)?;
             // The child's own references are fetched with the settings merged so far.
             let mut cf = f.clone();
-            configure(&mut cf, &merge(acc.clone(), child.clone()), &p)?;
-            render(child, &cf, &p, chain)
+            configure(&mut cf, &sections_merged(&acc, &child), &p)?;
+            render(child, &cf, &p, chain, budget)
         })?;
         acc = merge(acc, rendered);
     }
+    // The references go back in front of what the children brought, as merging them with
+    // the rest would have left them.
+    let list = |merge: Vec<Resource>| {
+        let mut c = Config::default();
+        c.ignition.config.merge = merge;
+        c
+    };
+    let theirs = std::mem::take(&mut acc.ignition.config.merge);
+    acc.ignition.config.merge = merge(list(merges), list(theirs)).ignition.config.merge;
     let mut fin = fetcher.clone();
     configure(&mut fin, &acc, &JsonPath::root())?;
     Ok((acc, fin))
+}
+
+/// The `ignition` sections of `parent` and `child` merged, alone in a config: what
+/// [`configure`] reads of the merge of the two, without copying their other sections.
+fn sections_merged(parent: &Config, child: &Config) -> Config {
+    let only = |c: &Config| Config {
+        ignition: c.ignition.clone(),
+        ..Default::default()
+    };
+    merge(only(parent), only(child))
 }
 
 fn with_cycle_check<T>(
@@ -388,13 +496,21 @@ mod tests {
             r#"{{"ignition":{{"version":"3.4.0","config":{{"merge":[{{"source":"{url}"}}]}}}},"storage":{{"files":[{{"path":"/a"}}]}}}}"#
         );
         let cfg = parse_any(parent.clone().into_bytes(), "p.ign", None).unwrap();
-        let (out, _) = render(cfg, &Fetcher::new(), &JsonPath::root(), &mut Vec::new()).unwrap();
+        let budget = Budget::new(MAX_CONFIG_BYTES);
+        let (out, _) = render(
+            cfg,
+            &Fetcher::new(),
+            &JsonPath::root(),
+            &mut Vec::new(),
+            &budget,
+        )
+        .unwrap();
         let paths: Vec<&str> = out.storage.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["/a", "/b"]);
 
         let mut chain = vec![url.clone()];
         let cfg = parse_any(parent.clone().into_bytes(), "p.ign", None).unwrap();
-        let Err(e) = render(cfg, &Fetcher::new(), &JsonPath::root(), &mut chain) else {
+        let Err(e) = render(cfg, &Fetcher::new(), &JsonPath::root(), &mut chain, &budget) else {
             panic!("a cycle must be refused");
         };
         assert!(e.message.contains("cycle"), "{e}");

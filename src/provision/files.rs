@@ -963,7 +963,10 @@ fn plan_link(
 
 fn remove_any(host: &Path) -> std::io::Result<()> {
     match std::fs::symlink_metadata(host) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(host),
+        Ok(m) if m.is_dir() => {
+            super::refusals::guard(host)?;
+            std::fs::remove_dir_all(host)
+        }
         Ok(_) => std::fs::remove_file(host),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
@@ -1006,6 +1009,7 @@ fn execute(a: &Action, root: &Root) -> std::io::Result<()> {
                 f.set_permissions(std::fs::Permissions::from_mode(*mode))?;
                 drop(f);
                 if *replace && std::fs::symlink_metadata(&host).is_ok_and(|m| m.is_dir()) {
+                    super::refusals::guard(&host)?;
                     std::fs::remove_dir_all(&host)?;
                 }
                 std::fs::rename(&tmp, &host)

@@ -8,9 +8,11 @@ pub mod content;
 pub mod disks;
 pub mod files;
 pub mod kargs;
+pub mod lock;
 pub mod mounts;
 pub mod owners;
 pub mod passwd;
+pub mod refusals;
 mod rehearse;
 pub mod resources;
 pub mod root;
@@ -112,45 +114,59 @@ fn fail(path: Option<JsonPath>, message: impl Into<String>) -> StageError {
 }
 
 /// The temporary file a write of `path` goes through before its rename, opened for writing
-/// (mode `mode`, less the umask, when made). One name per target, `.NAME.flint-tmp`: a run
-/// killed mid-write leaves at most this file, and the next run overwrites it. Whatever else
-/// stands at that name (a link, a directory: the root's own, as upstream has no such names)
-/// is left alone, and a name of this run's own is taken beside it.
+/// (mode `mode`, less the umask): `.NAME.flint-tmp.RANDOM`, made new (never through a link,
+/// never over anything that stands there), so that no two writes share one, whatever runs
+/// beside this one. A run killed mid-write leaves it behind; the next run, which finds the
+/// in-progress mark, clears such leftovers in the directories it writes to
+/// ([`clear_leftovers`]).
 pub fn open_temp(path: &Path, mode: u32) -> std::io::Result<(PathBuf, std::fs::File)> {
     use std::os::unix::fs::OpenOptionsExt;
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let usual = dir.join(format!(".{name}.flint-tmp"));
-    let ours = std::fs::symlink_metadata(&usual).map_or(true, |m| m.is_file());
-    if ours {
-        // Never through a link put there since the look.
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(mode)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&usual)?;
-        return Ok((usual, f));
-    }
-    let mut n = 0u32;
+    let name = path.file_name().unwrap_or_default();
+    let mut tries = 0;
     loop {
-        let tmp = dir.join(format!(".{name}.flint-tmp.{}.{n}", std::process::id()));
+        let tmp = dir.join(crate::system::beneath::unique_name(name));
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(mode)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)
         {
             Ok(f) => return Ok((tmp, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 100 => tries += 1,
             Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether `name` is one of flint's temporary names ([`open_temp`]; `.NAME.flint-tmp` too,
+/// as earlier versions named them).
+fn is_temp_name(name: &std::ffi::OsStr) -> bool {
+    let n = name.as_encoded_bytes();
+    n.starts_with(b".")
+        && (n.ends_with(b".flint-tmp") || n.windows(11).any(|w| w == b".flint-tmp."))
+}
+
+/// Removes what an interrupted run left at flint's temporary names (regular files only:
+/// a link or a directory there is the root's own) in each of `dirs` (paths in the root).
+pub fn clear_leftovers<'a>(r: &root::Root, dirs: impl IntoIterator<Item = &'a str>) {
+    let mut seen = HashSet::new();
+    for d in dirs {
+        let Ok(res) = r.resolve(d) else { continue };
+        if !seen.insert(res.host.clone()) {
+            continue;
+        }
+        let Ok(rd) = std::fs::read_dir(&res.host) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            if is_temp_name(&e.file_name()) && e.file_type().is_ok_and(|t| t.is_file()) {
+                let _ = std::fs::remove_file(e.path());
+            }
         }
     }
 }
@@ -177,6 +193,7 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
     let mut notes = Vec::new();
     let mut user_provided = true;
     let mut platform = None;
+    let budget = acquire::Budget::from_env();
     let (config, fetcher, origin) = if let Some(cache) = cached {
         let bytes = std::fs::read(cache).map_err(|e| {
             fail(
@@ -196,9 +213,14 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         if let Some(p) = platform {
             fetcher.credentials = p.credentials();
         }
-        let (config, fetcher) =
-            acquire::render(config, &fetcher, &JsonPath::root(), &mut Vec::new())
-                .map_err(|e| fail(e.path, e.message))?;
+        let (config, fetcher) = acquire::render(
+            config,
+            &fetcher,
+            &JsonPath::root(),
+            &mut Vec::new(),
+            &budget,
+        )
+        .map_err(|e| fail(e.path, e.message))?;
         (config, fetcher, format!("cache {}", cache.display()))
     } else {
         let extra_base = match &opts.base_dir {
@@ -208,7 +230,7 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         let (user, base, origin, files, fetcher) = match &opts.source {
             Source::File(p) => {
                 let (user, origin) =
-                    acquire::file_config(p).map_err(|e| fail(e.path, e.message))?;
+                    acquire::file_config(p, &budget).map_err(|e| fail(e.path, e.message))?;
                 (Some(user), None, origin, Vec::new(), fetcher)
             }
             Source::Auto | Source::Platform(_) => {
@@ -232,12 +254,14 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
                 fetcher.credentials = p.credentials();
                 // Before any config is known, provider fetches give up after the fetch
                 // timeout (upstream's -fetch-timeout).
-                let mut pf = fetcher.clone();
+                // The user data is a config too, within the budget of configs.
+                let mut pf = fetcher.limited(budget.left());
                 pf.http.total_timeout = Some(opts.fetch_timeout);
                 let cx = crate::platform::Context::new(pf, opts.places.clone());
                 let base = acquire::system_base(&opts.places.system, p.name(), &mut notes)
                     .map_err(|e| fail(e.path, e.message))?;
-                let got = acquire::platform_config(p, &cx).map_err(|e| fail(e.path, e.message))?;
+                let got = acquire::platform_config(p, &cx, &budget)
+                    .map_err(|e| fail(e.path, e.message))?;
                 notes.extend(got.notes);
                 user_provided = got.user.is_some();
                 (
@@ -251,7 +275,7 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         };
         let user = match user {
             Some(u) => Some(
-                acquire::render(u, &fetcher, &JsonPath::root(), &mut Vec::new())
+                acquire::render(u, &fetcher, &JsonPath::root(), &mut Vec::new(), &budget)
                     .map_err(|e| fail(e.path, e.message))?
                     .0,
             ),
@@ -282,6 +306,7 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
             &fetcher,
             &JsonPath::root(),
             &mut Vec::new(),
+            &budget,
         )
         .map_err(|e| fail(e.path, e.message))?;
         (full, fetcher, origin)
@@ -454,7 +479,15 @@ pub fn files_stage(
         path: None,
         message,
     })?;
-    let first_run = previous.is_none() && !mark.as_deref().is_some_and(is_mark);
+    let interrupted = mark.as_deref().is_some_and(is_mark);
+    let first_run = previous.is_none() && !interrupted;
+    // Nothing is removed across a mount point: refused before anything is done.
+    refusals::check_removals(config, &r, first_run).map_err(fail)?;
+    refusals::check_path_lengths(config, &r).map_err(fail)?;
+    // A run killed mid-write left its temporary files where it was writing.
+    if apply && interrupted {
+        clear_leftovers(&r, written_dirs(config).iter().map(String::as_str));
+    }
     // A run that fails half-way leaves this behind: the next run finishes the job rather
     // than failing on what the first one wrote (removed with the result record written).
     if apply
@@ -567,6 +600,33 @@ pub fn files_stage(
         }
     }
     Ok(done.into_iter().map(|(p, _)| p).collect())
+}
+
+/// The directories (in the root) the files stage writes into: those of the storage entries,
+/// the units and their drop-ins, and /etc (the record).
+fn written_dirs(config: &Config) -> Vec<String> {
+    let parent = |p: &str| -> String {
+        let p = p.trim_end_matches('/');
+        match p.rfind('/') {
+            Some(0) | None => "/".into(),
+            Some(i) => p[..i].into(),
+        }
+    };
+    let st = &config.storage;
+    let mut dirs: Vec<String> = (st.files.iter().map(|f| parent(&f.path)))
+        .chain(st.directories.iter().map(|d| parent(&d.path)))
+        .chain(st.links.iter().map(|l| parent(&l.path)))
+        .collect();
+    let units = "/etc/systemd/system";
+    dirs.extend(["/etc".to_string(), units.to_string()]);
+    for u in &config.systemd.units {
+        if !u.dropins.is_empty() {
+            dirs.push(format!("{units}/{}.d", u.name));
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 /// Storage entries whose path the systemd section changed after them on this run, as
@@ -708,18 +768,16 @@ pub fn kargs_stage(
         path: Some(JsonPath::root().key("kernelArguments")),
         message,
     };
-    let edit = |grub_cfg: &Path| -> Result<Option<String>, String> {
-        let text = match std::fs::read(grub_cfg) {
-            Ok(t) => String::from_utf8_lossy(&t).into_owned(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(format!("reading {}: {e}", grub_cfg.display())),
-        };
-        let Some(new) = kargs::apply_to(&text, k) else {
+    // What grub.cfg holds (none: no such file), and how it is replaced.
+    type Read<'a> = &'a dyn Fn() -> Result<Option<Vec<u8>>, String>;
+    type Write<'a> = &'a dyn Fn(&[u8]) -> Result<(), String>;
+    let edit = |read: Read, write: Write| -> Result<Option<String>, String> {
+        let text = read()?.map(|t| String::from_utf8_lossy(&t).into_owned());
+        let Some(new) = kargs::apply_to(text.as_deref().unwrap_or(""), k) else {
             return Ok(None);
         };
         if apply {
-            write_atomic(grub_cfg, new.as_bytes(), 0o644)
-                .map_err(|e| format!("writing {}: {e}", grub_cfg.display()))?;
+            write(new.as_bytes())?;
         }
         Ok(Some(format!(
             "set kernel arguments \"{}\" in {target} (takes effect after a reboot)",
@@ -727,7 +785,17 @@ pub fn kargs_stage(
         )))
     };
     match target {
-        KargsTarget::File(p) => edit(p).map_err(fail),
+        KargsTarget::File(p) => {
+            let read = || match std::fs::read(p) {
+                Ok(t) => Ok(Some(t)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(format!("reading {}: {e}", p.display())),
+            };
+            let write = |b: &[u8]| {
+                write_atomic(p, b, 0o644).map_err(|e| format!("writing {}: {e}", p.display()))
+            };
+            edit(&read, &write).map_err(fail)
+        }
         KargsTarget::Oem(part) => {
             let dev = part
                 .device(crate::system::devices::timeout())
@@ -736,11 +804,35 @@ pub fn kargs_stage(
                         "kernel arguments are kept on the OEM partition, but {e}"
                     ))
                 })?;
-            part.with_mounted(&dev, apply, |dir| edit(&dir.join("grub.cfg")))
-                .map_err(fail)
+            // Read and written beneath the mount: a grub.cfg that is a link out of the
+            // partition is refused, not read (its target could be any file of the
+            // initramfs) nor written through.
+            use crate::system::beneath::Refused;
+            let name = Path::new("grub.cfg");
+            let shown = |e: Refused| match e {
+                Refused::Escapes => format!(
+                    "grub.cfg on the OEM partition {} is a symbolic link that leads outside \
+                     the partition: refused",
+                    dev.display()
+                ),
+                e => format!("grub.cfg on the OEM partition {}: {e}", dev.display()),
+            };
+            part.with_mounted(&dev, apply, |dir| {
+                let read = || match dir.read(name, KARGS_FILE_LIMIT) {
+                    Ok(t) => Ok(Some(t)),
+                    Err(Refused::Missing) => Ok(None),
+                    Err(e) => Err(shown(e)),
+                };
+                let write = |b: &[u8]| dir.write_atomic(name, b, 0o644).map_err(shown);
+                edit(&read, &write)
+            })
+            .map_err(fail)
         }
     }
 }
+
+/// The largest grub.cfg the kargs stage edits (a real one is a few hundred bytes).
+const KARGS_FILE_LIMIT: u64 = 16 << 20;
 
 /// Marks a root whose files stage started but did not finish (see `files_stage`), in /etc.
 pub const IN_PROGRESS: &str = ".flint-files-in-progress";
@@ -862,4 +954,42 @@ fn rfc3339_now() -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_are_new_for_each_write_and_leftovers_are_cleared() {
+        let t = std::env::temp_dir().join(format!("flint-temps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&t);
+        std::fs::create_dir_all(t.join("srv/.kept.flint-tmp.d")).unwrap();
+        let target = t.join("srv/f");
+        let (a, _fa) = open_temp(&target, 0o600).unwrap();
+        let (b, _fb) = open_temp(&target, 0o600).unwrap();
+        assert_ne!(a, b, "two writes of one file share a temporary file");
+        for p in [&a, &b] {
+            let n = p.file_name().unwrap().to_string_lossy();
+            assert!(n.starts_with(".f.flint-tmp."), "{n}");
+        }
+        // What a killed run left: regular files at flint's names go, the rest stays.
+        std::fs::write(t.join("srv/.g.flint-tmp"), "old").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", t.join("srv/.h.flint-tmp.x")).unwrap();
+        std::fs::write(t.join("srv/g.flint-tmp.x"), "not ours: no dot").unwrap();
+        let r = root::Root::new(t.clone());
+        clear_leftovers(&r, ["/srv", "/srv", "/missing"]);
+        let mut names: Vec<String> = (std::fs::read_dir(t.join("srv")).unwrap().flatten())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [".h.flint-tmp.x", ".kept.flint-tmp.d", "g.flint-tmp.x"]
+        );
+        write_atomic(&target, b"x", 0o644).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"x");
+        assert_eq!(std::fs::read_dir(t.join("srv")).unwrap().count(), 4);
+        std::fs::remove_dir_all(&t).unwrap();
+    }
 }

@@ -1,6 +1,7 @@
 //! The only code that touches the OS below the file level: block devices, partition tables,
 //! BLKPG, device aliases, the storage tools, mounts.
 
+pub mod beneath;
 pub mod blockdev;
 pub mod devices;
 pub mod gpt;

@@ -89,6 +89,8 @@ pub struct Server {
     pub port: u16,
     pub tls: bool,
     state: Arc<Mutex<State>>,
+    /// The certificate HTTPS connections are answered with, from the next one on.
+    certificate: Arc<Mutex<Option<Arc<rustls::ServerConfig>>>>,
 }
 
 /// A CA and a server certificate for 127.0.0.1, localhost and *.flint.test.
@@ -146,13 +148,14 @@ impl Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let state = Arc::new(Mutex::new(State::default()));
-        let tls = ca.map(tls_config);
+        let certificate = Arc::new(Mutex::new(ca.map(tls_config)));
         let st = state.clone();
+        let current = certificate.clone();
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(conn) = conn else { continue };
                 let st = st.clone();
-                let tls = tls.clone();
+                let tls = current.lock().unwrap().clone();
                 std::thread::spawn(move || {
                     let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
                     match tls {
@@ -175,7 +178,13 @@ impl Server {
             port,
             tls: ca.is_some(),
             state,
+            certificate,
         }
+    }
+
+    /// Answers HTTPS connections with `ca`'s server certificate from now on.
+    pub fn use_certificate(&self, ca: &TestCa) {
+        *self.certificate.lock().unwrap() = Some(tls_config(ca));
     }
 
     pub fn url(&self, path: &str) -> String {
