@@ -348,19 +348,31 @@ fn a_second_apply_is_refused_while_one_runs_on_the_same_root() {
     let first_config = dir.join("first.ign");
     let slow = files_config(&[("/srv/a".into(), server.url("/slow"))]);
     std::fs::write(&first_config, &slow).unwrap();
-    let first = Command::new(common::flint())
-        .arg("apply")
-        .arg("--root")
-        .arg(&root)
-        .arg("--state-dir")
-        .arg(dir.join("state-first"))
-        .arg("--kargs-file")
-        .arg(dir.join("grub.cfg"))
-        .arg(&first_config)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    // Killed if the test fails before it ends: it would wait on this test's server.
+    struct KillOnDrop(Option<std::process::Child>);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            if let Some(c) = self.0.as_mut() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+    let mut first = KillOnDrop(Some(
+        Command::new(common::flint())
+            .arg("apply")
+            .arg("--root")
+            .arg(&root)
+            .arg("--state-dir")
+            .arg(dir.join("state-first"))
+            .arg("--kargs-file")
+            .arg(dir.join("grub.cfg"))
+            .arg(&first_config)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
     // The first run is fetching (its locks taken) once the server has its request.
     let start = Instant::now();
     while server.hits("/slow") == 0 {
@@ -406,7 +418,7 @@ fn a_second_apply_is_refused_while_one_runs_on_the_same_root() {
         std::fs::read_to_string(other.join("srv/b")).unwrap(),
         "second"
     );
-    let out = first.wait_with_output().unwrap();
+    let out = first.0.take().unwrap().wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "{}",
