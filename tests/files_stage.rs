@@ -782,5 +782,9 @@ fn a_path_longer_than_the_kernel_takes_makes_nothing() {
             && err.contains("longer than the kernel takes (4095): nothing of it was made"),
         "{err}"
     );
-    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0, "something was made");
+    assert_eq!(
+        std::fs::read_dir(&root).unwrap().count(),
+        0,
+        "something was made"
+    );
 }
