@@ -8,8 +8,8 @@
 
 #![allow(dead_code)]
 
-use flint::ignition::types::{Config, Partition};
-use flint::provision::disks::partitions::{self, Layout, Slot};
+use flint_ignition::types::{Config, Partition};
+use flint_provision::provision::disks::partitions::{self, Layout, Slot};
 use serde::{Deserialize, Serialize};
 
 /// The GUID the planner gets for partitions the config leaves without one.
@@ -40,14 +40,14 @@ pub const PARENT: &str = r#"{
 /// `butane_translate`: translate a Butane document; when a config comes out, it must be one
 /// that Ignition reads back.
 pub fn butane_translate(data: &[u8]) {
-    let out = flint::spec::translate(data, flint::spec::Options::default());
+    let out = flint_butane::translate(data, flint_butane::Options::default());
     // Rendering the diagnostics exercises location arithmetic on hostile input too.
     for d in &out.diagnostics {
         let _ = format!("{d:?}");
     }
     if let Some(config) = &out.config {
-        let json = flint::json::to_vec(config, true);
-        if let Err(d) = flint::ignition::parse(&json) {
+        let json = flint_go::json::to_vec(config, true);
+        if let Err(d) = flint_ignition::parse(&json) {
             panic!(
                 "translated config does not parse back: {d:?}\n{}",
                 String::from_utf8_lossy(&json)
@@ -57,15 +57,15 @@ pub fn butane_translate(data: &[u8]) {
 }
 
 fn parent() -> Config {
-    flint::ignition::parse(PARENT.as_bytes())
+    flint_ignition::parse(PARENT.as_bytes())
         .expect("the fixed parent parses")
         .config
 }
 
 /// Writes `config` and reads it back, panicking when that fails; the config read back.
 fn reparse(config: &Config, what: &str) -> Config {
-    let json = flint::json::to_vec(config, true);
-    match flint::ignition::parse(&json) {
+    let json = flint_go::json::to_vec(config, true);
+    match flint_ignition::parse(&json) {
         Ok(p) => p.config,
         Err(d) => panic!(
             "{what} does not parse back: {d:?}\n{}",
@@ -78,53 +78,53 @@ fn reparse(config: &Config, what: &str) -> Config {
 /// parent), and round-trip through the writer.
 pub fn ignition_config(data: &[u8]) {
     // The whole-document check (parse + validate + locate) must not panic either.
-    let _ = flint::ignition::check(data);
-    let Ok(parsed) = flint::ignition::parse(data) else {
+    let _ = flint_ignition::check(data);
+    let Ok(parsed) = flint_ignition::parse(data) else {
         return;
     };
     let config = parsed.config;
-    let _ = flint::ignition::validate::validate(&config, parsed.version);
-    let _ = flint::ignition::validate::validate(&config, flint::ignition::Version::NEWEST);
+    let _ = flint_ignition::validate::validate(&config, parsed.version);
+    let _ = flint_ignition::validate::validate(&config, flint_ignition::Version::NEWEST);
 
     // Writing and reading back gives the same model.
     let back = reparse(&config, "config");
     assert_eq!(back, config, "config changed in a write/read round trip");
 
-    let doubled = flint::ignition::merge::merge(config.clone(), config.clone());
+    let doubled = flint_ignition::merge::merge(config.clone(), config.clone());
     let doubled_back = reparse(&doubled, "config merged with itself");
-    let _ = flint::ignition::validate::validate(&doubled_back, flint::ignition::Version::NEWEST);
+    let _ = flint_ignition::validate::validate(&doubled_back, flint_ignition::Version::NEWEST);
 
-    let merged = flint::ignition::merge::merge(parent(), config.clone());
+    let merged = flint_ignition::merge::merge(parent(), config.clone());
     let merged_back = reparse(&merged, "config merged into the parent");
-    let _ = flint::ignition::validate::validate(&merged_back, flint::ignition::Version::NEWEST);
-    let _ = flint::ignition::merge::merge(config, parent());
+    let _ = flint_ignition::validate::validate(&merged_back, flint_ignition::Version::NEWEST);
+    let _ = flint_ignition::merge::merge(config, parent());
 }
 
 /// `data_url`: decode the input as a data URL, percent-decode and base64-decode it, gunzip it
 /// under a limit, and check that `encode` output decodes back to what was encoded.
 pub fn data_url(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    if let Ok(out) = flint::ignition::dataurl::decode(&text) {
+    if let Ok(out) = flint_ignition::dataurl::decode(&text) {
         // A data URL's payload is never longer than the URL.
         assert!(
             out.len() <= text.len(),
             "decoded payload longer than the URL"
         );
     }
-    let _ = flint::ignition::dataurl::decode_base64(&text);
-    let pct = flint::ignition::dataurl::percent_decode(&text);
+    let _ = flint_ignition::dataurl::decode_base64(&text);
+    let pct = flint_ignition::dataurl::percent_decode(&text);
     assert!(pct.len() <= text.len());
 
-    if let Ok(out) = flint::fetch::gunzip(data, GUNZIP_LIMIT) {
+    if let Ok(out) = flint_provision::fetch::gunzip(data, GUNZIP_LIMIT) {
         assert!(out.len() as u64 <= GUNZIP_LIMIT, "gunzip beyond its limit");
     }
 
     // encode/decode round trip (bounded: gzip_best of a large input is slow).
     let input = &data[..data.len().min(4096)];
-    let (url, compression) = flint::ignition::dataurl::encode(input, None);
-    let payload = flint::ignition::dataurl::decode(&url).expect("encoded URL decodes");
+    let (url, compression) = flint_ignition::dataurl::encode(input, None);
+    let payload = flint_ignition::dataurl::decode(&url).expect("encoded URL decodes");
     let plain = if compression.as_deref() == Some("gzip") {
-        flint::fetch::gunzip(&payload, GUNZIP_LIMIT).expect("encoded gzip decompresses")
+        flint_provision::fetch::gunzip(&payload, GUNZIP_LIMIT).expect("encoded gzip decompresses")
     } else {
         payload
     };
@@ -204,7 +204,7 @@ pub fn sound(layout: &Layout) -> bool {
 /// config does before the disks stage plans it (validation refuses duplicate numbers, for
 /// one, which the planner relies on).
 pub fn desired_valid(input: &PlannerInput) -> bool {
-    use flint::ignition::types::{Disk, Storage};
+    use flint_ignition::types::{Disk, Storage};
     let mut config = Config {
         storage: Storage {
             disks: vec![Disk {
@@ -217,9 +217,9 @@ pub fn desired_valid(input: &PlannerInput) -> bool {
         ..Config::default()
     };
     config.ignition.version = "3.4.0".into();
-    flint::ignition::validate::validate(&config, flint::ignition::Version::NEWEST)
+    flint_ignition::validate::validate(&config, flint_ignition::Version::NEWEST)
         .iter()
-        .all(|i| i.severity != flint::diag::Severity::Error)
+        .all(|i| i.severity != flint_go::diag::Severity::Error)
 }
 
 /// `partition_planner`: plan; it must not panic, whatever the table and the config. When the

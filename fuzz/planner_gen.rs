@@ -4,7 +4,7 @@
 
 use crate::harness::PlannerInput;
 use arbitrary::{Result, Unstructured};
-use flint::ignition::types::Partition;
+use flint_ignition::types::Partition;
 
 const GUIDS: &[&str] = &[
     "11111111-2222-3333-4444-555555555555",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/goquote/print.rs: the characters above U+007F that Go's strconv.IsPrint
+"""Writes crates/go/src/goquote/print.rs: the characters above U+007F that Go's strconv.IsPrint
 accepts in the reference tools' build. It asks the reference validator (argument 1, default
 ../shared/oracles/ignition-validate) to quote every code point: units whose section line
 carries garbage, which its message quotes with %q, leaving printable characters as they are.
@@ -42,7 +42,7 @@ for c in cps:
         else:
             ranges.append([c, c])
 rows = ["(0x%x, 0x%x)," % (a, b) for a, b in ranges]
-with open("src/goquote/print.rs", "w") as f:
+with open("crates/go/src/goquote/print.rs", "w") as f:
     f.write("//! The characters above U+007F that Go's `strconv.IsPrint` accepts (letters, marks,\n"
             "//! numbers, punctuation and symbols of the Unicode version the reference tools were built\n"
             "//! with), as ranges. Made by `scripts/probe-go-isprint.py`, which asks the reference\n"

@@ -10,13 +10,13 @@ export DEBIAN_FRONTEND=noninteractive
 command -v cargo >/dev/null || { echo "cargo (the Rust toolchain) is required" >&2; exit 1; }
 
 echo "== format and lints"
-cargo fmt --check
-cargo clippy --all-targets --release -- -D warnings
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --release -- -D warnings
 
 echo "== unit, integration and conformance tests"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cargo test --release 2>&1 | tee "$log"
+cargo test --workspace --release 2>&1 | tee "$log"
 
 echo "== VM tests (QEMU, TCG)"
 vmlog=$(mktemp)

@@ -1,19 +1,6 @@
-//! flint: Butane/Ignition for Flatcar-style systems.
+//! flint: Butane/Ignition for Flatcar-style systems. This crate is the command line (`cli`)
+//! and its binaries (`flint`, `butane`); the work is done by the crates below it:
+//! `flint_go` (Go-compatible primitives), `flint_gzip`, `flint_ignition` (the Ignition
+//! config), `flint_butane` (Butane), `flint_provision` (the provisioner).
 
-pub mod bytes;
 pub mod cli;
-pub mod de;
-pub mod diag;
-pub mod fetch;
-pub mod goquote;
-pub mod ignition;
-pub mod json;
-pub mod migrate;
-pub mod par;
-pub mod platform;
-pub mod provision;
-pub mod schema;
-pub mod spec;
-pub mod system;
-pub mod tree;
-pub mod yaml;

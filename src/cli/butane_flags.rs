@@ -7,7 +7,7 @@
 
 use super::go_parse_bool;
 use super::translate::{Color, INPUT_DEPRECATED, TranslateArgs};
-use crate::goquote;
+use flint_go::goquote;
 use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};

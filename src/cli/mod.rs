@@ -94,7 +94,7 @@ pub fn run(cli: Cli) -> i32 {
                 let _ = out.write_all(bytes).and_then(|_| out.flush());
             };
             if list {
-                let names: String = crate::schema::names()
+                let names: String = flint_butane::schema::names()
                     .into_iter()
                     .map(|n| n + "\n")
                     .collect();
@@ -102,15 +102,15 @@ pub fn run(cli: Cli) -> i32 {
                 return 0;
             }
             let name = name.unwrap_or_default();
-            match crate::schema::by_name(&name) {
+            match flint_butane::schema::by_name(&name) {
                 Some(s) => {
-                    emit(&crate::json::to_vec(&s, true));
+                    emit(&flint_go::json::to_vec(&s, true));
                     0
                 }
                 None => {
                     eprintln!(
                         "error: unknown schema {name:?}; known: {}",
-                        crate::schema::names().join(", ")
+                        flint_butane::schema::names().join(", ")
                     );
                     2
                 }

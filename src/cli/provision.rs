@@ -1,7 +1,7 @@
 //! `flint plan` and `flint apply`: provision a machine from an Ignition (or Butane) config.
 
-use crate::provision::acquire::{Places, Source};
-use crate::provision::{self, Options, Stage};
+use flint_provision::provision::acquire::{Places, Source};
+use flint_provision::provision::{self, Options, Stage};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -78,10 +78,10 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         (Some(p), _, _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),
         (Some(p), _, _) => Source::File(p.clone()),
         (None, _, Some(name)) => {
-            if crate::platform::get(name).is_none() {
+            if flint_provision::platform::get(name).is_none() {
                 eprintln!(
                     "error: unknown platform {name:?}; known: {}",
-                    crate::platform::names().join(", ")
+                    flint_provision::platform::names().join(", ")
                 );
                 return 2;
             }
@@ -99,7 +99,7 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     };
     let offline = (args.stage == Some(Stage::FetchOffline))
         .then(|| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)));
-    let mut fetch = crate::fetch::Settings::from_env();
+    let mut fetch = flint_provision::fetch::Settings::from_env();
     fetch.offline = offline.clone();
     let opts = Options {
         source,
@@ -151,7 +151,7 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         Ok(a) => a,
         Err(e) => {
             // The platform hears of the failure too (Equinix Metal's timeline).
-            if let Ok(p) = crate::platform::select(
+            if let Ok(p) = flint_provision::platform::select(
                 match &opts.source {
                     Source::Platform(n) => Some(n.as_str()),
                     _ => None,
@@ -159,8 +159,8 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
                 &opts.places,
             ) && !matches!(opts.source, Source::File(_))
             {
-                let cx = crate::platform::Context::new(
-                    crate::fetch::Fetcher::with(opts.fetch.clone()),
+                let cx = flint_provision::platform::Context::new(
+                    flint_provision::fetch::Fetcher::with(opts.fetch.clone()),
                     opts.places.clone(),
                 );
                 report(&out, p, &cx, Stage::Fetch, Some(&e.message));
@@ -208,7 +208,7 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
     }
     provision::mounts::release(&plan_mounts);
     if apply && let Some(p) = acq.platform {
-        let cx = crate::platform::Context::new(acq.fetcher.clone(), opts.places.clone());
+        let cx = flint_provision::platform::Context::new(acq.fetcher.clone(), opts.places.clone());
         // Each stage asked for that ran, as upstream reports once per stage run.
         for (s, _) in times.iter().filter(|(s, _)| stages.contains(s)) {
             let failed = result.as_ref().err().filter(|e| e.stage == *s);
@@ -326,7 +326,7 @@ fn run_stage(
                     .into_iter()
                     .map(|text| provision::Planned {
                         kind: "set-kernel-arguments".into(),
-                        entry: crate::tree::JsonPath::root().key("kernelArguments"),
+                        entry: flint_go::tree::JsonPath::root().key("kernelArguments"),
                         path: target.to_string(),
                         text,
                     })
@@ -382,8 +382,8 @@ fn run_stage(
 /// a note, not a failed run.
 fn report(
     out: &Output,
-    p: &dyn crate::platform::Platform,
-    cx: &crate::platform::Context,
+    p: &dyn flint_provision::platform::Platform,
+    cx: &flint_provision::platform::Context,
     stage: Stage,
     error: Option<&str>,
 ) {
@@ -404,15 +404,15 @@ pub struct RmcfgArgs {
 /// Runs `rmcfg`; returns the exit code.
 pub fn rmcfg(args: &RmcfgArgs) -> i32 {
     let places = Places::default();
-    let p = match crate::platform::select(args.platform.as_deref(), &places) {
+    let p = match flint_provision::platform::select(args.platform.as_deref(), &places) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
-    let cx = crate::platform::Context::new(
-        crate::fetch::Fetcher::with(crate::fetch::Settings::from_env()),
+    let cx = flint_provision::platform::Context::new(
+        flint_provision::fetch::Fetcher::with(flint_provision::fetch::Settings::from_env()),
         places,
     );
     let r = p.delete_config(&cx);

@@ -1,6 +1,6 @@
 //! `flint validate`: check many configs at once, in parallel, for people and for CI.
 
-use crate::diag::{Diagnostic, Severity};
+use flint_go::diag::{Diagnostic, Severity};
 use rayon::prelude::*;
 use serde_json::json;
 use std::io::{self, IsTerminal, Write};
@@ -29,10 +29,10 @@ pub enum Rules {
 }
 
 impl Rules {
-    fn options(self) -> crate::ignition::validate::Options {
+    fn options(self) -> flint_ignition::validate::Options {
         match self {
-            Rules::Flatcar => crate::ignition::validate::Options::FLATCAR,
-            Rules::Upstream => crate::ignition::validate::Options::UPSTREAM,
+            Rules::Flatcar => flint_ignition::validate::Options::FLATCAR,
+            Rules::Upstream => flint_ignition::validate::Options::UPSTREAM,
         }
     }
 }
@@ -207,7 +207,7 @@ fn check_file(
     };
     // A Butane config may be UTF-16 (see spec::source_utf8): snippets quote it as UTF-8.
     let bytes = match butane {
-        true => crate::spec::utf16_as_utf8(&bytes).unwrap_or(bytes),
+        true => flint_butane::utf16_as_utf8(&bytes).unwrap_or(bytes),
         false => bytes,
     };
     let keep = |diagnostics: &[Diagnostic], failure: &Option<String>| {
@@ -215,7 +215,7 @@ fn check_file(
             .then(|| String::from_utf8_lossy(&bytes).into_owned())
     };
     if !butane {
-        let diagnostics = crate::ignition::check_with(&bytes, rules.options());
+        let diagnostics = flint_ignition::check_with(&bytes, rules.options());
         return Outcome {
             file,
             text: keep(&diagnostics, &None),
@@ -230,9 +230,9 @@ fn check_file(
         .map(|d| d.join("files"))
         .filter(|d| d.is_dir());
     let dir = files_dir.map(Path::to_path_buf).or(beside);
-    let outcome = crate::spec::translate(
+    let outcome = flint_butane::translate(
         &bytes,
-        crate::spec::Options {
+        flint_butane::Options {
             files_dir: dir.as_deref(),
             ..Default::default()
         },
@@ -272,9 +272,9 @@ pub fn validate_one(path: &Path) -> i32 {
         }
     };
     // Upstream's validator knows no spec 1 or 2.x config (Flatcar's does: `flint validate`).
-    if let Some((tree, _)) = crate::ignition::legacy_tree(&bytes) {
-        let semver = matches!(crate::ignition::parse::go_version(&tree),
-            Some(crate::tree::Value::String(s)) if crate::ignition::version::is_semver(s));
+    if let Some((tree, _)) = flint_ignition::legacy_tree(&bytes) {
+        let semver = matches!(flint_ignition::parse::go_version(&tree),
+            Some(flint_go::tree::Value::String(s)) if flint_ignition::version::is_semver(s));
         let why = if semver {
             "unsupported config version"
         } else {
@@ -285,7 +285,7 @@ pub fn validate_one(path: &Path) -> i32 {
     }
     let o = Outcome {
         file: path.display().to_string(),
-        diagnostics: crate::ignition::check(&bytes),
+        diagnostics: flint_ignition::check(&bytes),
         butane: false,
         text: None,
         failure: None,
@@ -379,7 +379,7 @@ fn print_pretty(out: &mut impl Write, o: &Outcome) -> io::Result<()> {
     let blocks: Vec<String> = o
         .diagnostics
         .iter()
-        .map(|d| crate::diag::render::pretty(d, &o.file, text, false))
+        .map(|d| flint_go::diag::render::pretty(d, &o.file, text, false))
         .collect();
     out.write_all(blocks.join("\n").as_bytes())?;
     if let Some(f) = &o.failure {
@@ -392,7 +392,7 @@ fn print_pretty(out: &mut impl Write, o: &Outcome) -> io::Result<()> {
 /// source around it (the snippet names the file); one without a position on one line,
 /// prefixed with the file when there are several.
 fn print_snippets(out: &mut impl Write, o: &Outcome, prefixed: bool) -> io::Result<()> {
-    use crate::diag::render::pretty;
+    use flint_go::diag::render::pretty;
     let text = o.text.as_deref().unwrap_or("");
     let prefix = if prefixed {
         format!("{}: ", o.file)

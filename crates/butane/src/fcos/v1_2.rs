@@ -1,0 +1,14 @@
+//! Fedora CoreOS 1.2.0: base 0.3 (LUKS, Clevis), Ignition 3.2.0.
+
+use flint_ignition::Version;
+use crate::base::BaseVersion;
+use crate::{Family, Variant};
+
+pub const SPEC: Variant = Variant {
+    name: "fcos",
+    version: "1.2.0",
+    family: Family::Fcos,
+    minor: 2,
+    base: BaseVersion::V0_3,
+    ignition: Version::V3_2,
+};

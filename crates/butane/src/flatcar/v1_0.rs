@@ -1,0 +1,14 @@
+//! Flatcar 1.0.0: base 0.4, Ignition 3.3.0.
+
+use flint_ignition::Version;
+use crate::base::BaseVersion;
+use crate::{Family, Variant};
+
+pub const SPEC: Variant = Variant {
+    name: "flatcar",
+    version: "1.0.0",
+    family: Family::Flatcar,
+    minor: 0,
+    base: BaseVersion::V0_4,
+    ignition: Version::V3_3,
+};

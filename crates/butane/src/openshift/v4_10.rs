@@ -1,0 +1,14 @@
+//! OpenShift 4.10.0: the fcos 1.3 spec with MachineConfig output, Ignition 3.2.0.
+
+use flint_ignition::Version;
+use crate::base::BaseVersion;
+use crate::{Family, Variant};
+
+pub const SPEC: Variant = Variant {
+    name: "openshift",
+    version: "4.10.0",
+    family: Family::OpenShift,
+    minor: 10,
+    base: BaseVersion::V0_3,
+    ignition: Version::V3_2,
+};

@@ -1,0 +1,14 @@
+//! OpenShift 4.17.0: the fcos 1.5 spec with MachineConfig output, Ignition 3.4.0.
+
+use flint_ignition::Version;
+use crate::base::BaseVersion;
+use crate::{Family, Variant};
+
+pub const SPEC: Variant = Variant {
+    name: "openshift",
+    version: "4.17.0",
+    family: Family::OpenShift,
+    minor: 17,
+    base: BaseVersion::V0_5,
+    ignition: Version::V3_4,
+};

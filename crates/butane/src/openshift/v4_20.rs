@@ -1,0 +1,14 @@
+//! OpenShift 4.20.0: the fcos 1.6 spec with MachineConfig output, Ignition 3.5.0.
+
+use flint_ignition::Version;
+use crate::base::BaseVersion;
+use crate::{Family, Variant};
+
+pub const SPEC: Variant = Variant {
+    name: "openshift",
+    version: "4.20.0",
+    family: Family::OpenShift,
+    minor: 20,
+    base: BaseVersion::V0_6,
+    ignition: Version::V3_5,
+};

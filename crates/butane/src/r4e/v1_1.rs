@@ -1,0 +1,14 @@
+//! RHEL for Edge 1.1.0: base 0.5 without storage devices or kernel arguments, Ignition 3.4.0.
+
+use flint_ignition::Version;
+use crate::base::BaseVersion;
+use crate::{Family, Variant};
+
+pub const SPEC: Variant = Variant {
+    name: "r4e",
+    version: "1.1.0",
+    family: Family::R4e,
+    minor: 1,
+    base: BaseVersion::V0_5,
+    ignition: Version::V3_4,
+};

@@ -1,0 +1,32 @@
+//! The project's own validation cases: `fixtures/validate/NNN-name/in.ign` and `expected`
+//! (exit code on the first line, then the exact output lines).
+use crate::common;
+
+#[test]
+fn every_fixture_gives_its_expected_output() {
+    let dirs = common::case_dirs(&common::repo().join("fixtures/validate"));
+    assert!(
+        dirs.len() >= 60,
+        "expected at least 60 fixtures, found {}",
+        dirs.len()
+    );
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let expected = std::fs::read_to_string(dir.join("expected")).unwrap();
+        let mut lines = expected.lines();
+        let want_rc: i32 = lines.next().unwrap().parse().unwrap();
+        let want: Vec<&str> = lines.collect();
+        let out = common::run_in(dir, &common::flint(), &["validate", "in.ign"]);
+        let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.push_str(&String::from_utf8_lossy(&out.stderr));
+        let got: Vec<&str> = text.lines().collect();
+        let rc = out.status.code().unwrap_or(-1);
+        if rc != want_rc || got != want {
+            failures.push(format!(
+                "{}: exit {rc} (want {want_rc})\n  got:  {got:?}\n  want: {want:?}",
+                dir.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
