@@ -129,9 +129,6 @@ pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
         apply,
     };
     // One run at a time on a root and a state directory (see provision::lock).
-    if apply {
-        let _ = std::fs::create_dir_all(&opts.state_dir);
-    }
     use provision::lock::Role;
     let dirs = [
         (opts.root.as_path(), Role::Root),

@@ -289,3 +289,42 @@ fn overwrite_never_removes_across_a_mounted_filesystem() {
     drop(disk);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The stages as separate runs, as the initramfs runs them, with a filesystem mounted on the
+/// root itself: the umount stage's own run takes it down (its lock on the root holds no file
+/// of the mounted filesystem open, which would keep it busy).
+#[test]
+fn the_umount_stage_run_alone_takes_down_a_filesystem_on_the_root_itself() {
+    let _one = one_at_a_time();
+    let dir = scratch("mount-stages");
+    let disk = Loop::new(&dir, "d", 64);
+    sh("mkfs.ext4", &["-q", "-L", "x", disk.path()]);
+    let root = dir.join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let before = mount_table();
+    let file = dir.join("config.ign");
+    std::fs::write(&file, config(&[(disk.path(), "/")])).unwrap();
+    for stage in ["mount", "umount"] {
+        let o = flint(&[
+            "apply",
+            "--stage",
+            stage,
+            "--root",
+            root.to_str().unwrap(),
+            "--state-dir",
+            dir.join("state").to_str().unwrap(),
+            file.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{stage}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        if stage == "mount" {
+            assert_ne!(mount_table(), before, "nothing was mounted");
+        }
+    }
+    assert_eq!(mount_table(), before, "the umount stage left it mounted");
+    drop(disk);
+    let _ = std::fs::remove_dir_all(&dir);
+}
