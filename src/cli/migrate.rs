@@ -32,7 +32,8 @@ pub fn run(args: &MigrateArgs) -> i32 {
             (b, "standard input".to_string())
         }
     };
-    let butane = flint_butane::migrate::read(&bytes).and_then(|c| flint_butane::migrate::to_butane(&c));
+    let butane =
+        flint_butane::migrate::read(&bytes).and_then(|c| flint_butane::migrate::to_butane(&c));
     match butane {
         Err(e) => {
             eprintln!("error: {name}: {e}");

@@ -1,8 +1,8 @@
 //! `butane` / `flint translate`: Butane YAML in, Ignition JSON out, with upstream butane's
 //! flags, output, diagnostics and exit codes.
 
-use flint_go::diag::render;
 use flint_butane::{self as spec, Options};
+use flint_go::diag::render;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 

@@ -6,7 +6,6 @@
 use crate::common;
 use crate::support;
 
-
 use std::path::Path;
 use std::process::Output;
 use support::devices::{Loop, Mounted, blkid, sh};

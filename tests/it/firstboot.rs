@@ -6,7 +6,6 @@
 use crate::common;
 use crate::support;
 
-
 use std::path::Path;
 use std::process::{Command, Output};
 use support::devices::{Loop, Mounted, blkid, sh};
@@ -178,7 +177,10 @@ fn kernel_arguments_on_the_oem_partition() {
     );
     assert!(dir.join("reboot").exists());
     let left = support::devices::mounts_of(disk.path());
-    assert!(left.is_empty(), "the OEM partition was left mounted: {left:?}");
+    assert!(
+        left.is_empty(),
+        "the OEM partition was left mounted: {left:?}"
+    );
     {
         let m = Mounted::new(disk.path(), &dir.join("mnt"), "ro");
         assert_eq!(
@@ -237,7 +239,10 @@ fn a_grub_cfg_linked_out_of_the_oem_partition_is_refused() {
         assert!(!String::from_utf8_lossy(&o.stdout).contains("secret"));
     }
     let left = support::devices::mounts_of(disk.path());
-    assert!(left.is_empty(), "the OEM partition was left mounted: {left:?}");
+    assert!(
+        left.is_empty(),
+        "the OEM partition was left mounted: {left:?}"
+    );
     {
         let m = Mounted::new(disk.path(), &dir.join("mnt"), "ro");
         let g = std::fs::symlink_metadata(m.0.join("grub.cfg")).unwrap();
@@ -315,7 +320,10 @@ fn the_oem_partition_is_mounted_on_a_fresh_private_directory() {
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", text(&o));
     let left = support::devices::mounts_of(disk.path());
-    assert!(left.is_empty(), "the OEM partition was left mounted: {left:?}");
+    assert!(
+        left.is_empty(),
+        "the OEM partition was left mounted: {left:?}"
+    );
     assert_eq!(
         std::fs::read_dir(&elsewhere).unwrap().count(),
         0,
@@ -354,7 +362,8 @@ fn oem_sources_from_the_lookaside_directory() {
     std::fs::write(dir.join("oem/sub/motd"), "from the OEM partition\n").unwrap();
     let gz = flint_ignition::dataurl::gzip_best(b"gzipped on OEM");
     std::fs::write(dir.join("oem/z.gz"), &gz).unwrap();
-    let sum = flint_provision::fetch::hex(&<sha2::Sha256 as sha2::Digest>::digest(b"gzipped on OEM"));
+    let sum =
+        flint_provision::fetch::hex(&<sha2::Sha256 as sha2::Digest>::digest(b"gzipped on OEM"));
     let config = serde_json::json!({
         "ignition": {"version": "3.3.0"},
         "storage": {"files": [

@@ -6,7 +6,6 @@
 //! `bash -n`, and the repository paths it names (./initramfs/…, ./scripts/…) must exist.
 use crate::common;
 
-
 use std::path::Path;
 use std::process::Command;
 

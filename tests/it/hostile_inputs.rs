@@ -5,7 +5,6 @@
 use crate::common;
 use crate::support;
 
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};

@@ -89,7 +89,7 @@ struct S3 {
 }
 
 fn start_s3() -> S3 {
-    let script = common::repo().join("tests/support/s3_emulator.py");
+    let script = common::repo().join("tests/it/support/s3_emulator.py");
     let mut child = Command::new("python3")
         .arg(script)
         .stdin(Stdio::piped())

@@ -25,7 +25,8 @@ fn committed_schemas_are_current() {
     sorted.sort();
     assert_eq!(committed, sorted);
     for name in names {
-        let generated = flint_go::json::to_vec(&flint_butane::schema::by_name(&name).unwrap(), true);
+        let generated =
+            flint_go::json::to_vec(&flint_butane::schema::by_name(&name).unwrap(), true);
         let file = common::repo().join(format!("spec/{name}.json"));
         let committed = std::fs::read(&file).expect("spec/ schema committed");
         assert!(

@@ -5,7 +5,6 @@
 use crate::common;
 use crate::support;
 
-
 use std::path::Path;
 use std::process::Command;
 use support::{Reply, Server, ok, scratch, sha512};

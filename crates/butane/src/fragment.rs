@@ -17,9 +17,9 @@ use super::base::types as bu;
 use super::pathmap::PathMap;
 use super::{Finding, Variant, jpath};
 use flint_go::diag::{Diagnostic, Severity};
+use flint_go::tree::{JsonPath, Value};
 use flint_ignition::types as ig;
 use flint_ignition::validate::Issue;
-use flint_go::tree::{JsonPath, Value};
 use std::cell::RefCell;
 use std::path::PathBuf;
 

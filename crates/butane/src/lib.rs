@@ -21,16 +21,16 @@ pub mod pathmap;
 pub mod r4e;
 pub mod schema;
 
-use flint_go::de::{self, Flavor};
-use flint_go::diag::{Diagnostic, Severity};
-use flint_ignition::types as ig;
-use flint_ignition::validate::{Checker, Issue};
-use flint_ignition::{Version, validate};
-use flint_go::tree::{JsonPath, Node, Seg, Source, Value};
-use flint_go::yaml::{self, is_null};
 use base::BaseVersion;
 use base::local::FilesDir;
 use base::types as bu;
+use flint_go::de::{self, Flavor};
+use flint_go::diag::{Diagnostic, Severity};
+use flint_go::tree::{JsonPath, Node, Seg, Source, Value};
+use flint_go::yaml::{self, is_null};
+use flint_ignition::types as ig;
+use flint_ignition::validate::{Checker, Issue};
+use flint_ignition::{Version, validate};
 use pathmap::PathMap;
 use std::path::Path;
 

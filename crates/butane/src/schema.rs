@@ -1,8 +1,8 @@
 //! JSON Schemas for editors, generated from the model types so they cannot drift from what
 //! the parser accepts.
 
-use flint_ignition::{Config, Version};
 use crate::{REGISTRY, Variant};
+use flint_ignition::{Config, Version};
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 

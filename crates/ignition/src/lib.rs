@@ -6,9 +6,9 @@ pub use flint_go::de::MAX_QUOTED_NUMBER;
 
 pub mod dataurl;
 mod gotype;
-pub mod par;
 pub mod legacy;
 pub mod merge;
+pub mod par;
 pub mod parse;
 pub mod types;
 pub mod upgrade;

@@ -461,5 +461,8 @@ pub fn data_url(bytes: &[u8]) -> String {
 
 pub fn sha512(bytes: &[u8]) -> String {
     use sha2::Digest;
-    format!("sha512-{}", flint_provision::fetch::hex(&sha2::Sha512::digest(bytes)))
+    format!(
+        "sha512-{}",
+        flint_provision::fetch::hex(&sha2::Sha512::digest(bytes))
+    )
 }

@@ -9,11 +9,11 @@ mod trees;
 pub mod types;
 pub mod validate;
 
+use crate::pathmap::PathMap;
+use flint_go::tree::JsonPath;
 use flint_ignition::types as ig;
 use flint_ignition::validate::Issue;
 use flint_ignition::{Version, dataurl};
-use crate::pathmap::PathMap;
-use flint_go::tree::JsonPath;
 use local::FilesDir;
 use types as bu;
 
@@ -451,7 +451,8 @@ impl Translator<'_> {
             (file, sub.issues)
         };
         // Unzipped in place: a second pass moving every file into a new list showed.
-        let (out, issues): (Vec<ig::File>, Vec<Vec<Issue>>) = flint_ignition::par::map_indexed(src, one);
+        let (out, issues): (Vec<ig::File>, Vec<Vec<Issue>>) =
+            flint_ignition::par::map_indexed(src, one);
         self.issues.extend(issues.into_iter().flatten());
         out
     }

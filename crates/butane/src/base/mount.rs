@@ -3,9 +3,9 @@
 
 use super::types as bu;
 use super::{BaseVersion, Translator};
+use flint_go::tree::JsonPath;
 use flint_ignition::merge::{Siblings, merge, placement};
 use flint_ignition::types as ig;
-use flint_go::tree::JsonPath;
 
 /// `systemd-escape --path`: slashes become dashes (runs collapsed, ends dropped), a leading
 /// dot and every byte outside `[A-Za-z0-9:_.]` become `\xNN`.

@@ -4,10 +4,10 @@
 
 use super::Translator;
 use super::types as bu;
+use flint_go::tree::JsonPath;
 use flint_ignition::types as ig;
 use flint_ignition::validate::Checker;
 use flint_ignition::validate::paths::clean;
-use flint_go::tree::JsonPath;
 
 const BAD_EXTENSION: &str = "unsupported file extension for quadlet: must be one of .container, .volume, .network, .kube, .image, .build, .pod, or .artifact";
 const INSTANCE_CONTENTS: &str = "template instances cannot have contents or contents_local";

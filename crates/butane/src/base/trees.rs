@@ -5,8 +5,8 @@
 use super::local::{NO_FILES_DIR, go_io_error};
 use super::types as bu;
 use super::{Translator, group, user};
-use flint_ignition::types as ig;
 use flint_go::tree::JsonPath;
+use flint_ignition::types as ig;
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

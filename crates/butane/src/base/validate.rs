@@ -7,8 +7,8 @@ use super::BaseVersion;
 use super::mode::{DECIMAL_MODE, looks_decimal};
 use super::quadlets;
 use super::types as bu;
-use flint_ignition::validate::Checker;
 use flint_go::tree::JsonPath;
+use flint_ignition::validate::Checker;
 
 const TOO_MANY_SOURCES: &str = "only one of the following can be set: inline, local, source";
 const TOO_MANY_SYSTEMD_SOURCES: &str =

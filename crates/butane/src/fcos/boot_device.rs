@@ -4,9 +4,9 @@
 
 use super::sugar::{self, Origins};
 use super::{Finding, bu, ig, jpath};
-use flint_ignition::validate::Checker;
 use crate::pathmap::PathMap;
 use flint_go::tree::JsonPath;
+use flint_ignition::validate::Checker;
 
 const LAYOUTS: &str =
     "layout must be one of: aarch64, ppc64le, s390x-eckd, s390x-virt, s390x-zfcp, x86_64";

@@ -3,9 +3,9 @@
 
 use super::sugar::{self, Origins};
 use super::{bu, ig, jpath};
-use flint_ignition::validate::Checker;
 use crate::base::Settings;
 use crate::pathmap::PathMap;
+use flint_ignition::validate::Checker;
 
 pub fn check(c: &mut Checker, g: &bu::Grub) {
     for (i, u) in g.users.iter().enumerate() {

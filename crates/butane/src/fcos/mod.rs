@@ -21,9 +21,9 @@ use super::base::Settings;
 use super::base::types as bu;
 use super::pathmap::PathMap;
 use super::{Family, Finding, Variant, jpath};
+use flint_go::tree::JsonPath;
 use flint_ignition::types as ig;
 use flint_ignition::validate::{Checker, Issue};
-use flint_go::tree::JsonPath;
 
 const REUSE_BY_LABEL: &str = "partitions cannot be reused by label; number must be specified except on boot disk (/dev/disk/by-id/coreos-boot-disk) or when wipe_table is true";
 const MOUNT_POINT: &str = "path must be under /etc or /var if with_mount_unit is true";

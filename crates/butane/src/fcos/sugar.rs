@@ -3,11 +3,11 @@
 //! path map follows every entry to its new place so that findings still point at what the
 //! user wrote, or at the sugar that generated an entry.
 
-use flint_ignition::merge::{Keyed, Siblings, node_siblings, placement, strs};
-use flint_ignition::types as ig;
 use crate::jpath;
 use crate::pathmap::PathMap;
 use flint_go::tree::JsonPath;
+use flint_ignition::merge::{Keyed, Siblings, node_siblings, placement, strs};
+use flint_ignition::types as ig;
 
 /// Where each generated entry came from: (path in the generated config, source path,
 /// whether everything below comes from that source itself rather than from below it).

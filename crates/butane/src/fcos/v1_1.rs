@@ -1,8 +1,8 @@
 //! Fedora CoreOS 1.1.0: base 0.2 (`local`, trees, mount units, proxies), Ignition 3.1.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "fcos",

@@ -1,8 +1,8 @@
 //! Fedora CoreOS 1.2.0: base 0.3 (LUKS, Clevis), Ignition 3.2.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "fcos",

@@ -1,9 +1,9 @@
 //! Fedora CoreOS 1.6.0: base 0.6 (LUKS `cex`, also for `boot_device`), the config-wide checks
 //! (partitions reused by label, mount units outside /etc and /var), Ignition 3.5.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "fcos",

@@ -1,8 +1,8 @@
 //! Fedora CoreOS 1.7.0: base 0.7 (tree `file_mode`/`dir_mode`/`user`/`group`), Ignition 3.6.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "fcos",

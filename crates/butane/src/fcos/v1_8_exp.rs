@@ -1,9 +1,9 @@
 //! Fedora CoreOS 1.8.0-experimental: base 0.8-experimental (quadlets), Ignition
 //! 3.7.0-experimental.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "fcos",

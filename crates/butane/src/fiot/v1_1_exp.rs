@@ -1,9 +1,9 @@
 //! Fedora IoT 1.1.0-experimental: base 0.8-experimental without storage devices or kernel
 //! arguments, Ignition 3.7.0-experimental.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "fiot",

@@ -7,9 +7,9 @@ pub mod v1_1;
 pub mod v1_2_exp;
 
 use super::Variant;
+use flint_go::tree::JsonPath;
 use flint_ignition::types as ig;
 use flint_ignition::validate::Issue;
-use flint_go::tree::JsonPath;
 
 fn refused(path: JsonPath, message: &str) -> Issue {
     Issue {

@@ -1,8 +1,8 @@
 //! Flatcar 1.0.0: base 0.4, Ignition 3.3.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "flatcar",

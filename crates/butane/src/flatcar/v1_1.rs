@@ -1,9 +1,9 @@
 //! Flatcar 1.1.0: base 0.5 (LUKS discard and open options, `arn:` sources, `contents_local`,
 //! `ssh_authorized_keys_local`), Ignition 3.4.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "flatcar",

@@ -1,9 +1,9 @@
 //! Flatcar 1.2.0-experimental: base 0.8-experimental (quadlets, tree modes and ownership) with
 //! Clevis allowed and CEX refused, Ignition 3.7.0-experimental.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "flatcar",

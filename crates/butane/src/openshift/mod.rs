@@ -25,10 +25,10 @@ use super::base::types as bu;
 use super::pathmap::PathMap;
 use super::{Finding, Variant, jpath};
 use flint_go::diag::Severity;
+use flint_go::tree::JsonPath;
 use flint_ignition::Version;
 use flint_ignition::types as ig;
 use flint_ignition::validate::{Checker, Issue};
-use flint_go::tree::JsonPath;
 use std::collections::BTreeMap;
 
 const ROLE_LABEL: &str = "machineconfiguration.openshift.io/role";

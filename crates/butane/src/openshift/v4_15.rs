@@ -1,8 +1,8 @@
 //! OpenShift 4.15.0: the fcos 1.5 spec with MachineConfig output, Ignition 3.4.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "openshift",

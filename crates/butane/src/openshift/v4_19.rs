@@ -1,8 +1,8 @@
 //! OpenShift 4.19.0: the fcos 1.6 spec with MachineConfig output (FIPS ciphers added for LUKS), Ignition 3.5.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "openshift",

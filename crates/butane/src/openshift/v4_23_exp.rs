@@ -1,9 +1,9 @@
 //! OpenShift 4.23.0-experimental: the fcos 1.8-experimental spec with MachineConfig output (GRUB
 //! users as file contents), Ignition 3.7.0-experimental.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "openshift",

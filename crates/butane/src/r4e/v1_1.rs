@@ -1,8 +1,8 @@
 //! RHEL for Edge 1.1.0: base 0.5 without storage devices or kernel arguments, Ignition 3.4.0.
 
-use flint_ignition::Version;
 use crate::base::BaseVersion;
 use crate::{Family, Variant};
+use flint_ignition::Version;
 
 pub const SPEC: Variant = Variant {
     name: "r4e",

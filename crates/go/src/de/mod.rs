@@ -399,9 +399,7 @@ impl<'a, 'p> NodeDe<'a, 'p, '_> {
             Flavor::Json => {
                 let found = match &node.value {
                     // Go quotes the number whole; a hostile one is clipped.
-                    Value::Number(n)
-                        if n.to_string().len() > MAX_QUOTED_NUMBER =>
-                    {
+                    Value::Number(n) if n.to_string().len() > MAX_QUOTED_NUMBER => {
                         let t = n.to_string();
                         format!("number {}… ({} characters)", &t[..32], t.len())
                     }

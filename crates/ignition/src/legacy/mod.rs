@@ -17,9 +17,9 @@ pub mod version;
 pub use translate::{Counters, TranslateError};
 pub use version::LegacyVersion;
 
+use crate::validate::Issue;
 use flint_go::de;
 use flint_go::diag::{Diagnostic, Severity};
-use crate::validate::Issue;
 use flint_go::tree::{JsonPath, Node, Seg, Source, Value};
 
 /// How a document announces a legacy version: `Ok` with the version, or `Err` with the
@@ -87,8 +87,7 @@ pub fn read(tree: Node, src: &Source, version: LegacyVersion) -> Result<Parsed, 
         (v1::to_v2_0(c), unused)
     } else {
         let gate = |ty: &'static str, key: &str| version.has_key(ty, key);
-        de::from_node::<types::Config>(&tree, &gate)
-            .map_err(|e| crate::parse::de_error(src, e))?
+        de::from_node::<types::Config>(&tree, &gate).map_err(|e| crate::parse::de_error(src, e))?
     };
     version.max(LegacyVersion::V2_0).upgrade(&mut config);
     let warnings = unused
@@ -233,10 +232,7 @@ impl Parsed {
 
     /// The 3.1.0 config Flatcar's Ignition would make of this one, or why it refuses it
     /// (including the 2.x validation errors).
-    pub fn translate(
-        &self,
-        counters: &mut Counters,
-    ) -> Result<crate::Config, TranslateError> {
+    pub fn translate(&self, counters: &mut Counters) -> Result<crate::Config, TranslateError> {
         if let Some(e) = self
             .issues()
             .into_iter()

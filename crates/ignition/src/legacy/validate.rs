@@ -7,11 +7,11 @@
 
 use super::types::*;
 use super::version::LegacyVersion;
-use flint_go::diag::Severity;
 use crate::validate::Issue;
 use crate::validate::dataurl;
 use crate::validate::resource::parse_url;
 use crate::validate::unit;
+use flint_go::diag::Severity;
 use flint_go::tree::JsonPath;
 use std::collections::HashSet;
 

@@ -1,8 +1,8 @@
 //! Rules for systemd units and drop-ins.
 
 use super::{Checker, unit};
-use flint_go::goquote;
 use crate::types::Systemd;
+use flint_go::goquote;
 use flint_go::tree::JsonPath;
 
 const UNIT_SUFFIXES: &[&str] = &[

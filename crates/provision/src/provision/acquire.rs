@@ -4,8 +4,8 @@
 //! resolve `ignition.config.replace` and `merge` recursively, depth first, as upstream does.
 
 use crate::fetch::{Fetcher, url::redact};
-use flint_ignition::{self as ignition, Config, merge::merge, types::Resource};
 use flint_go::tree::JsonPath;
+use flint_ignition::{self as ignition, Config, merge::merge, types::Resource};
 use std::path::{Path, PathBuf};
 
 /// Configs may reference configs this many levels deep.

@@ -19,9 +19,9 @@ pub mod resources;
 pub mod root;
 
 use crate::fetch::Fetcher;
-use flint_ignition::Config;
-use flint_go::tree::JsonPath;
 use acquire::{Places, Source};
+use flint_go::tree::JsonPath;
+use flint_ignition::Config;
 use resources::Fetched;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

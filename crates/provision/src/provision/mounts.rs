@@ -10,11 +10,11 @@
 //! links, so nothing can swap a link in between the check and the mount.
 
 use super::{Stage, StageError};
-use flint_ignition::Config;
-use flint_ignition::types::Filesystem;
 use crate::system::mount::BeneathError;
 use crate::system::{devices, mount, probe};
 use flint_go::tree::JsonPath;
+use flint_ignition::Config;
+use flint_ignition::types::Filesystem;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 

@@ -13,8 +13,8 @@
 
 use super::entry::EntryError;
 use super::root::Root;
-use flint_ignition::types::Config;
 use flint_go::tree::JsonPath;
+use flint_ignition::types::Config;
 use std::path::{Path, PathBuf};
 
 /// The mount points at or below the directory `host` (a host path).

@@ -4,8 +4,8 @@
 
 use crate::fetch::blob::{Blob, Finish};
 use crate::fetch::{Fetcher, url::redact};
-use flint_ignition::types::{Config, Resource};
 use flint_go::tree::JsonPath;
+use flint_ignition::types::{Config, Resource};
 use std::collections::HashMap;
 use std::sync::Mutex;
 

@@ -13,7 +13,6 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-
 /// `BLKSSZGET`: logical sector size, an `int`.
 const BLKSSZGET: u32 = 0x1268;
 /// `BLKGETSIZE64` = `_IOR(0x12, 114, size_t)`: device size in bytes, a `u64`.

@@ -3,11 +3,11 @@
 //! `wipeFilesystem`), then wipefs and mkfs with label, UUID and options.
 
 use super::{Context, Outcome, change, fail};
-use flint_ignition::types::Filesystem;
 use crate::provision::StageError;
 use crate::system::probe::{self, Found};
 use crate::system::tool;
 use flint_go::tree::JsonPath;
+use flint_ignition::types::Filesystem;
 use std::path::Path;
 
 /// What to do with one filesystem entry, given what the device holds.

@@ -4,10 +4,10 @@
 //! /etc/crypttab). An existing volume that the key opens is reused unless `wipeVolume`.
 
 use super::{Context, Outcome, change, fail};
-use flint_ignition::types::Luks;
 use crate::provision::StageError;
 use crate::system::{devices, probe, tool};
 use flint_go::tree::JsonPath;
+use flint_ignition::types::Luks;
 use std::path::{Path, PathBuf};
 
 /// Where upstream keeps key files in the target root.

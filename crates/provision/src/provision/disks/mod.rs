@@ -10,9 +10,9 @@ pub mod tables;
 
 use super::resources::Fetched;
 use super::{Planned, Stage, StageError};
-use flint_ignition::Config;
 use crate::system::devices;
 use flint_go::tree::JsonPath;
+use flint_ignition::Config;
 use std::path::{Path, PathBuf};
 
 /// What the disks stage works with.

@@ -3,10 +3,10 @@
 //! instead of created again, so a re-run keeps the data.
 
 use super::{Context, Outcome, change, fail};
-use flint_ignition::types::Raid;
 use crate::provision::StageError;
 use crate::system::{devices, tool};
 use flint_go::tree::JsonPath;
+use flint_ignition::types::Raid;
 use std::path::{Path, PathBuf};
 
 /// What a member's md superblock says (`mdadm --examine --export`).

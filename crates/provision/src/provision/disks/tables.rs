@@ -3,10 +3,10 @@
 
 use super::partitions::{self, Action, Layout, Slot};
 use super::{Context, Outcome, change, device, fail};
-use flint_ignition::types::Disk;
 use crate::provision::StageError;
 use crate::system::{blockdev, gpt};
 use flint_go::tree::JsonPath;
+use flint_ignition::types::Disk;
 use std::path::Path;
 
 pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {

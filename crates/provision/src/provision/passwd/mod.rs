@@ -7,8 +7,8 @@ mod rehearse;
 use super::entry::EntryError;
 use super::owners::Owners;
 use super::root::Root;
-use flint_ignition::types::{Config, PasswdGroup, PasswdUser};
 use flint_go::tree::JsonPath;
+use flint_ignition::types::{Config, PasswdGroup, PasswdUser};
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::Command;
 

@@ -6,8 +6,8 @@
 //! group databases and of the files that steer the tools. A command that fails there fails
 //! in the run, and the plan says so, naming the entry. Nothing of the target root changes.
 
-use crate::provision::entry::EntryError;
 use super::{Change, passwd_entry};
+use crate::provision::entry::EntryError;
 use crate::provision::root::Root;
 use flint_ignition::types::Config;
 use std::path::{Path, PathBuf};
