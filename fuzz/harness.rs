@@ -9,7 +9,7 @@
 #![allow(dead_code)]
 
 use flint_ignition::types::{Config, Partition};
-use flint_provision::provision::disks::partitions::{self, Layout, Slot};
+use flint_provision::stages::disks::partitions::{self, Layout, Slot};
 use serde::{Deserialize, Serialize};
 
 /// The GUID the planner gets for partitions the config leaves without one.

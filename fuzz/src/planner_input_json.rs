@@ -36,7 +36,7 @@ fn main() {
         let s = harness::sound(&layout);
         let v = harness::desired_valid(&input);
         let mut guid = || harness::FIXED_GUID.to_string();
-        let ok = flint_provision::provision::disks::partitions::plan(
+        let ok = flint_provision::stages::disks::partitions::plan(
             &input.desired,
             input.wipe_table,
             &layout,

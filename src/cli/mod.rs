@@ -78,8 +78,8 @@ pub enum Command {
 /// Runs the parsed command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
-        Command::Plan(args) => provision::run(&args, false),
-        Command::Apply(args) => provision::run(&args, true),
+        Command::Plan(args) => provision::run(&args, flint_provision::stage::Mode::Plan),
+        Command::Apply(args) => provision::run(&args, flint_provision::stage::Mode::Apply),
         Command::Rmcfg(args) => provision::rmcfg(&args),
         Command::Translate(args) => translate::run(&args),
         Command::Validate(args) => validate::run(&args),

@@ -1,9 +1,9 @@
 //! `flint plan` and `flint apply`: provision a machine from an Ignition (or Butane) config.
 
-use flint_provision::provision::acquire::{Places, Source};
-use flint_provision::provision::{self, Options, Stage};
+use flint_provision::acquire::{Places, Source};
+use flint_provision::run::{Observer, RunError};
+use flint_provision::stage::{Mode, Options, Planned, StageError, StageName};
 use std::path::PathBuf;
-use std::time::Instant;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -49,8 +49,8 @@ pub struct ProvisionArgs {
     #[arg(long, default_value = "/run/flint", value_name = "DIR")]
     pub state_dir: PathBuf,
     /// Run only this stage.
-    #[arg(long, value_enum)]
-    pub stage: Option<Stage>,
+    #[arg(long, value_parser = stage_name())]
+    pub stage: Option<StageName>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -70,323 +70,82 @@ fn one_malloc_arena() {
     }
 }
 
-/// Runs `plan` (`apply` = false) or `apply`; returns the exit code.
-pub fn run(args: &ProvisionArgs, apply: bool) -> i32 {
+/// Runs `plan` or `apply`; returns the exit code.
+pub fn run(args: &ProvisionArgs, mode: Mode) -> i32 {
     one_malloc_arena();
-    let source = match (&args.config, args.config_source.as_deref(), &args.platform) {
-        // `-`: the config on standard input.
-        (Some(p), _, _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),
-        (Some(p), _, _) => Source::File(p.clone()),
-        (None, _, Some(name)) => {
-            if flint_provision::platform::get(name).is_none() {
-                eprintln!(
-                    "error: unknown platform {name:?}; known: {}",
-                    flint_provision::platform::names().join(", ")
-                );
-                return 2;
-            }
-            Source::Platform(name.clone())
-        }
-        (None, Some("auto"), None) => Source::Auto,
-        (None, Some(other), None) => {
-            eprintln!("error: unknown config source {other:?} (use a file or `auto`)");
-            return 2;
-        }
-        (None, None, None) => {
-            eprintln!("error: give a CONFIG file, --platform NAME or --config-source auto");
-            return 2;
-        }
+    let Some(source) = source(args) else {
+        return 2;
     };
-    let offline = (args.stage == Some(Stage::FetchOffline))
-        .then(|| std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)));
-    let mut fetch = flint_provision::fetch::Settings::from_env();
-    fetch.offline = offline.clone();
+    // Tools run with `--root` (useradd, systemctl) need it absolute; a user may type it
+    // relative to where they stand.
+    let root = std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone());
     let opts = Options {
-        source,
-        places: Places::default(),
         base_dir: args.base_dir.clone(),
         cache: args.config_cache.clone(),
-        // Tools run with `--root` (useradd, systemctl) need it absolute; a user may type it
-        // relative to where they stand.
-        root: std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone()),
-        state_dir: args.state_dir.clone(),
-        fetch,
         fetch_timeout: std::time::Duration::from_secs(args.fetch_timeout.max(1)),
+        kargs_file: args.kargs_file.clone(),
+        kargs_reboot_flag: args.kargs_reboot_flag.clone(),
+        neednet: args.neednet.clone(),
+        ..Options::new(source, root, args.state_dir.clone())
     };
-    let stages: Vec<Stage> = match args.stage {
-        Some(s) => vec![s],
-        None => vec![
-            Stage::Fetch,
-            Stage::Kargs,
-            Stage::Disks,
-            Stage::Mount,
-            Stage::Files,
-            Stage::Umount,
-        ],
-    };
-    let out = Output {
+    let mut out = Output {
         format: args.format,
-        apply,
+        mode,
     };
-    // One run at a time on a root and a state directory (see provision::lock).
-    use provision::lock::Role;
-    let dirs = [
-        (opts.root.as_path(), Role::Root),
-        (opts.state_dir.as_path(), Role::StateDir),
-    ];
-    let _locks = match provision::lock::take(&dirs, apply) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
-    if let Some(flag) = &offline {
-        return fetch_offline(&opts, &out, flag, &args.neednet);
-    }
-    let acq = match provision::fetch_stage(&opts) {
-        Ok(a) => a,
-        Err(e) => {
-            // The platform hears of the failure too (Equinix Metal's timeline).
-            if let Ok(p) = flint_provision::platform::select(
-                match &opts.source {
-                    Source::Platform(n) => Some(n.as_str()),
-                    _ => None,
-                },
-                &opts.places,
-            ) && !matches!(opts.source, Source::File(_))
+    match flint_provision::run::run(&opts, args.stage, mode, &mut out) {
+        Ok(summary) => {
+            if mode.applies()
+                && args.format == Format::Human
+                && args.stage != Some(StageName::FetchOffline)
             {
-                let cx = flint_provision::platform::Context::new(
-                    flint_provision::fetch::Fetcher::with(opts.fetch.clone()),
-                    opts.places.clone(),
-                );
-                report(&out, p, &cx, Stage::Fetch, Some(&e.message));
+                use std::io::Write as _;
+                let changes = summary.changes;
+                // The work is done: a reader gone away is no failure (and no panic).
+                let _ = if changes == 0 {
+                    writeln!(std::io::stdout(), "apply: nothing to change")
+                } else {
+                    writeln!(std::io::stdout(), "apply: {changes} changes")
+                };
             }
-            return out.failed(&e);
-        }
-    };
-    for n in &acq.notes {
-        out.note(&format!("fetch: {n}"));
-    }
-    out.note(&format!(
-        "fetch: config from {}, {} resources ({} bytes) fetched and verified",
-        acq.origin,
-        acq.fetched.items.len(),
-        acq.fetched.total_bytes(),
-    ));
-    // A mount path through a link in the root is refused before any disk is touched.
-    if stages.contains(&Stage::Mount)
-        && let Err(e) = provision::mounts::check_paths(&acq.config, &opts.root)
-    {
-        return out.failed(&e);
-    }
-    let mut times = vec![(Stage::Fetch, acq.took)];
-    let mut changes = 0;
-    // Mounts this run made for a plan: released when it ends, whatever happens.
-    let mut plan_mounts: Vec<PathBuf> = Vec::new();
-    let mut result = Ok(());
-    for &stage in stages.iter().filter(|s| **s != Stage::Fetch) {
-        let start = Instant::now();
-        let step = run_stage(stage, args, &opts, &acq, apply, &mut plan_mounts);
-        times.push((stage, start.elapsed()));
-        match step {
-            Ok((actions, notes)) => {
-                for n in &notes {
-                    out.note(&format!("{}: {n}", stage.name()));
-                }
-                changes += actions.len();
-                out.actions(stage, &actions);
-            }
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        }
-    }
-    provision::mounts::release(&plan_mounts);
-    if apply && let Some(p) = acq.platform {
-        let cx = flint_provision::platform::Context::new(acq.fetcher.clone(), opts.places.clone());
-        // Each stage asked for that ran, as upstream reports once per stage run.
-        for (s, _) in times.iter().filter(|(s, _)| stages.contains(s)) {
-            let failed = result.as_ref().err().filter(|e| e.stage == *s);
-            report(&out, p, &cx, *s, failed.map(|e| e.message.as_str()));
-        }
-    }
-    if let Err(e) = result {
-        // A run that fails after mounting leaves nothing mounted behind.
-        if apply && stages.len() > 1 {
-            let _ = provision::mounts::umount_stage(&acq.config, &opts.root);
-        }
-        return out.failed(&e);
-    }
-    out.note(&format!(
-        "stage times: {}",
-        times
-            .iter()
-            .map(|(s, d)| format!("{} {:.2} s", s.name(), d.as_secs_f64()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
-    if apply && args.format == Format::Human {
-        use std::io::Write as _;
-        // The work is done: a reader gone away is no failure (and no panic).
-        let _ = if changes == 0 {
-            writeln!(std::io::stdout(), "apply: nothing to change")
-        } else {
-            writeln!(std::io::stdout(), "apply: {changes} changes")
-        };
-    }
-    0
-}
-
-/// `--stage fetch-offline`: the fetch stage without the network. When the config (or the
-/// platform) needs the network, the flag file `neednet` is created and the run succeeds
-/// without a config, as upstream's stage does; otherwise the config is rendered (into the
-/// cache) and the later fetch has nothing to do.
-fn fetch_offline(
-    opts: &Options,
-    out: &Output,
-    flag: &std::sync::atomic::AtomicBool,
-    neednet: &std::path::Path,
-) -> i32 {
-    let r = provision::fetch_stage(opts);
-    if flag.load(std::sync::atomic::Ordering::Relaxed) {
-        let why = r.err().map(|e| e.to_string()).unwrap_or_default();
-        if let Some(d) = neednet.parent().filter(|d| !d.as_os_str().is_empty())
-            && let Err(e) = std::fs::create_dir_all(d)
-        {
-            eprintln!("error: fetch-offline: creating {}: {e}", d.display());
-            return 1;
-        }
-        if let Err(e) = std::fs::write(neednet, b"") {
-            eprintln!("error: fetch-offline: writing {}: {e}", neednet.display());
-            return 1;
-        }
-        out.note(&format!(
-            "fetch-offline: the config needs the network ({}); wrote {}",
-            why.trim_start_matches("fetch stage failed: "),
-            neednet.display()
-        ));
-        return 0;
-    }
-    match r {
-        Ok(acq) => {
-            for n in &acq.notes {
-                out.note(&format!("fetch-offline: {n}"));
-            }
-            out.note(&format!(
-                "fetch-offline: config from {} needs no network: {} resources ({} bytes) \
-                 fetched and verified",
-                acq.origin,
-                acq.fetched.items.len(),
-                acq.fetched.total_bytes(),
-            ));
             0
         }
-        Err(mut e) => {
-            e.stage = Stage::FetchOffline;
-            out.failed(&e)
+        Err(RunError::Busy(e)) => {
+            eprintln!("error: {e}");
+            1
         }
+        Err(RunError::Stage(e)) => out.failed(&e),
     }
 }
 
-type StageResult = Result<(Vec<provision::Planned>, Vec<String>), provision::StageError>;
-
-fn run_stage(
-    stage: Stage,
-    args: &ProvisionArgs,
-    opts: &Options,
-    acq: &provision::Acquired,
-    apply: bool,
-    plan_mounts: &mut Vec<PathBuf>,
-) -> StageResult {
-    match stage {
-        Stage::FetchOffline | Stage::Fetch => Ok((Vec::new(), Vec::new())),
-        Stage::Kargs => {
-            let target = match &args.kargs_file {
-                Some(f) => provision::KargsTarget::File(f.clone()),
-                None => provision::KargsTarget::Oem(opts.fetch.oem.partition()),
-            };
-            let changed = provision::kargs_stage(&acq.config, &target, apply)?;
-            if apply
-                && changed.is_some()
-                && let Some(flag) = &args.kargs_reboot_flag
-            {
-                std::fs::write(flag, b"").map_err(|e| provision::StageError {
-                    stage: Stage::Kargs,
-                    path: None,
-                    message: format!("writing the reboot flag {}: {e}", flag.display()),
-                })?;
+/// Where the config comes from, as the command line says; `None` (after saying why) for a
+/// command line that names none or an unknown one.
+fn source(args: &ProvisionArgs) -> Option<Source> {
+    Some(
+        match (&args.config, args.config_source.as_deref(), &args.platform) {
+            // `-`: the config on standard input.
+            (Some(p), _, _) if p.as_os_str() == "-" => Source::File(PathBuf::from("/dev/stdin")),
+            (Some(p), _, _) => Source::File(p.clone()),
+            (None, _, Some(name)) => {
+                if flint_provision::platform::get(name).is_none() {
+                    eprintln!(
+                        "error: unknown platform {name:?}; known: {}",
+                        flint_provision::platform::names().join(", ")
+                    );
+                    return None;
+                }
+                Source::Platform(name.clone())
             }
-            Ok((
-                changed
-                    .into_iter()
-                    .map(|text| provision::Planned {
-                        kind: "set-kernel-arguments".into(),
-                        entry: flint_go::tree::JsonPath::root().key("kernelArguments"),
-                        path: target.to_string(),
-                        text,
-                    })
-                    .collect(),
-                Vec::new(),
-            ))
-        }
-        Stage::Disks => {
-            let cx = provision::disks::Context {
-                config: &acq.config,
-                fetched: &acq.fetched,
-                apply,
-                state_dir: opts.state_dir.clone(),
-                root: opts.root.clone(),
-            };
-            let o = provision::disks::run(&cx)?;
-            Ok((o.changes, o.notes))
-        }
-        Stage::Mount => {
-            let (mounted, notes) =
-                provision::mounts::mount_stage(&acq.config, &opts.root, &opts.state_dir, apply)?;
-            if !apply {
-                plan_mounts.extend(mounted);
+            (None, Some("auto"), None) => Source::Auto,
+            (None, Some(other), None) => {
+                eprintln!("error: unknown config source {other:?} (use a file or `auto`)");
+                return None;
             }
-            Ok((Vec::new(), notes))
-        }
-        Stage::Files => {
-            let actions = provision::files_stage(acq, &opts.root, &opts.state_dir, apply)?;
-            if apply && (!actions.is_empty() || !provision::has_record(&opts.root)) {
-                provision::write_result(&opts.root, acq.user_provided).map_err(|e| {
-                    provision::StageError {
-                        stage: Stage::Files,
-                        path: None,
-                        message: format!("writing the result record: {e}"),
-                    }
-                })?;
+            (None, None, None) => {
+                eprintln!("error: give a CONFIG file, --platform NAME or --config-source auto");
+                return None;
             }
-            Ok((actions, Vec::new()))
-        }
-        Stage::Umount => {
-            if !apply {
-                return Ok((Vec::new(), Vec::new()));
-            }
-            Ok((
-                Vec::new(),
-                provision::mounts::umount_stage(&acq.config, &opts.root)?,
-            ))
-        }
-    }
-}
-
-/// Tells the platform how a stage went (only Equinix Metal listens); a failure to tell is
-/// a note, not a failed run.
-fn report(
-    out: &Output,
-    p: &dyn flint_provision::platform::Platform,
-    cx: &flint_provision::platform::Context,
-    stage: Stage,
-    error: Option<&str>,
-) {
-    if let Err(e) = p.report(cx, stage.name(), error) {
-        out.note(&format!("{}: POST status error: {e}", stage.name()));
-    }
+        },
+    )
 }
 
 /// `flint rmcfg`: delete the config from the hypervisor after boot.
@@ -432,11 +191,11 @@ pub fn rmcfg(args: &RmcfgArgs) -> i32 {
 /// with --format json), notes and errors on stderr in human form.
 struct Output {
     format: Format,
-    apply: bool,
+    mode: Mode,
 }
 
-impl Output {
-    fn note(&self, text: &str) {
+impl Observer for Output {
+    fn note(&mut self, text: &str) {
         if self.format == Format::Human {
             eprintln!("{text}");
         }
@@ -445,12 +204,12 @@ impl Output {
     /// A stage's lines, written at once: a reader that stops after the first line
     /// (`| head -1`) then meets a whole output, not one cut at a random line; and `apply`
     /// goes on (a failed write is left unreported) when nobody reads any more.
-    fn actions(&self, stage: Stage, actions: &[provision::Planned]) {
+    fn changes(&mut self, stage: StageName, actions: &[Planned]) {
         use std::fmt::Write as _;
         let mut text = String::new();
         for a in actions {
             let _ = match self.format {
-                Format::Human if self.apply => writeln!(text, "{}", a.text),
+                Format::Human if self.mode.applies() => writeln!(text, "{}", a.text),
                 Format::Human => writeln!(text, "would {}", a.text),
                 Format::Json => writeln!(
                     text,
@@ -471,8 +230,10 @@ impl Output {
             let _ = out.write_all(text.as_bytes()).and_then(|_| out.flush());
         }
     }
+}
 
-    fn failed(&self, e: &provision::StageError) -> i32 {
+impl Output {
+    fn failed(&self, e: &StageError) -> i32 {
         match self.format {
             Format::Human => eprintln!("error: {e}"),
             Format::Json => println!(
@@ -487,4 +248,13 @@ impl Output {
         }
         1
     }
+}
+
+/// `--stage NAME`: the stages' names, listed in the help as clap lists an enum's values.
+fn stage_name() -> impl clap::builder::TypedValueParser<Value = StageName> {
+    let names: Vec<&'static str> = StageName::ALL.iter().map(|s| s.name()).collect();
+    use clap::builder::TypedValueParser as _;
+    // Only names of the list get through the first parser, so the second never fails.
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|s| s.parse::<StageName>().unwrap_or(StageName::Fetch))
 }

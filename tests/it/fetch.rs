@@ -4,10 +4,11 @@
 use crate::common;
 use crate::support;
 
+use flint_provision::acquire::{Places, Source};
 use flint_provision::fetch::Settings;
 use flint_provision::fetch::cloud::Endpoints;
-use flint_provision::provision::acquire::{Places, Source};
-use flint_provision::provision::{Acquired, Options, StageError, fetch_stage};
+use flint_provision::stage::{Acquired, Options, StageError};
+use flint_provision::stages::fetch::fetch_stage;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use support::*;
@@ -28,6 +29,9 @@ fn options(dir: &Path, config: &str, settings: Settings) -> Options {
         cache: None,
         root: dir.join("root"),
         state_dir: dir.join("state"),
+        kargs_file: None,
+        kargs_reboot_flag: None,
+        neednet: dir.join("neednet"),
         fetch: settings,
         fetch_timeout: Duration::from_secs(120),
     }

@@ -144,13 +144,13 @@ fn planner_input(name: &str) -> harness::PlannerInput {
 }
 
 type PlanResult = Result<
-    flint_provision::provision::disks::partitions::Plan,
-    flint_provision::provision::disks::partitions::PlanError,
+    flint_provision::stages::disks::partitions::Plan,
+    flint_provision::stages::disks::partitions::PlanError,
 >;
 
 fn plan_of(input: &harness::PlannerInput) -> PlanResult {
     let mut guid = || harness::FIXED_GUID.to_string();
-    flint_provision::provision::disks::partitions::plan(
+    flint_provision::stages::disks::partitions::plan(
         &input.desired,
         input.wipe_table,
         &input.layout(),

@@ -8,13 +8,14 @@
 use crate::common;
 use crate::support;
 
+use flint_provision::acquire::Source;
 use flint_provision::fetch::Settings;
 use flint_provision::fetch::cloud::Endpoints;
 use flint_provision::fetch::metadata::Endpoint;
 use flint_provision::platform::Places;
 use flint_provision::platform::system::SystemDirs;
-use flint_provision::provision::acquire::Source;
-use flint_provision::provision::{Acquired, Options, StageError, fetch_stage};
+use flint_provision::stage::{Acquired, Options, StageError};
+use flint_provision::stages::fetch::fetch_stage;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -57,6 +58,9 @@ fn options(dir: &Path, source: Source, settings: Settings) -> Options {
         cache: None,
         root: dir.join("root"),
         state_dir: dir.join("state"),
+        kargs_file: None,
+        kargs_reboot_flag: None,
+        neednet: dir.join("neednet"),
         fetch: settings,
         fetch_timeout: Duration::from_secs(10),
     }

@@ -6,12 +6,13 @@
 use crate::common;
 use crate::support;
 
+use flint_provision::acquire::Source;
 use flint_provision::fetch::Settings;
 use flint_provision::fetch::metadata::Endpoint;
 use flint_provision::platform::Places;
 use flint_provision::platform::system::SystemDirs;
-use flint_provision::provision::acquire::Source;
-use flint_provision::provision::{Acquired, Options, StageError, fetch_stage};
+use flint_provision::stage::{Acquired, Options, StageError};
+use flint_provision::stages::fetch::fetch_stage;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::metadata::{MetaServer, Req, Resp, reply};
@@ -51,6 +52,9 @@ fn options(dir: &Path, platform: &str, endpoint: Option<String>) -> Options {
         cache: None,
         root: dir.join("root"),
         state_dir: dir.join("state"),
+        kargs_file: None,
+        kargs_reboot_flag: None,
+        neednet: dir.join("neednet"),
         fetch: Settings {
             metadata: Endpoint { replace: endpoint },
             ..Settings::default()

@@ -1,8 +1,19 @@
 //! The first-boot provisioner: where a config comes from (`platform`), how resources are
 //! fetched (`fetch`), the block devices and mounts below the files (`system`), and the
-//! stages run against real disks and a target root (`provision`).
+//! engine (`run`) that runs the stages (`stages`, each behind `stage::Stage`) against real
+//! disks and a target root.
 
 pub mod fetch;
 pub mod platform;
-pub mod provision;
 pub mod system;
+
+pub mod acquire;
+pub mod entry;
+pub mod lock;
+pub mod record;
+pub mod resources;
+pub mod root;
+pub mod run;
+pub mod stage;
+pub mod stages;
+pub mod write;

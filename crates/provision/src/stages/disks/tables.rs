@@ -2,14 +2,14 @@
 //! new table and tell the kernel (BLKPG), refusing to touch partitions that are in use.
 
 use super::partitions::{self, Action, Layout, Slot};
-use super::{Context, Outcome, change, device, fail};
-use crate::provision::StageError;
+use super::{Job, change, device, fail};
+use crate::stage::{Outcome, StageError};
 use crate::system::{blockdev, gpt};
 use flint_go::tree::JsonPath;
 use flint_ignition::types::Disk;
 use std::path::Path;
 
-pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
+pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let disks = JsonPath::root().key("storage").key("disks");
     for (i, disk) in cx.config.storage.disks.iter().enumerate() {
         let entry = disks.index(i);
@@ -47,7 +47,7 @@ fn to_layout(t: &gpt::Table) -> Layout {
 }
 
 fn one_disk(
-    cx: &Context,
+    cx: &Job,
     disk: &Disk,
     dev: &Path,
     entry: &JsonPath,
@@ -76,7 +76,7 @@ fn one_disk(
     if plan.actions.is_empty() {
         // The table is right; make sure the kernel knows its partitions (a kernel without
         // partition-table parsing, or a table written by another tool, leaves them unknown).
-        if cx.apply
+        if cx.mode.applies()
             && let Ok(Some(t)) = gpt::read(dev)
         {
             blockdev::sync_kernel(dev, t.sector_size, &t.byte_ranges())
@@ -94,7 +94,7 @@ fn one_disk(
             format!("{} on {}", a.describe(observed.sector_size), dev.display()),
         ));
     }
-    if !cx.apply {
+    if !cx.mode.applies() {
         return Ok(());
     }
     let io = |e: std::io::Error| fail(entry.clone(), format!("{}: {e}", dev.display()));

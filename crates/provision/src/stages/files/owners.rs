@@ -1,7 +1,7 @@
 //! User and group names resolved in the TARGET root's /etc/passwd and /etc/group, never the
 //! host's.
 
-use super::root::Root;
+use crate::root::Root;
 use std::collections::HashMap;
 
 #[derive(Debug, Default, Clone)]

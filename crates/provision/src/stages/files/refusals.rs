@@ -11,8 +11,8 @@
 //!   its directories would be made one by one until the kernel refuses the rest, leaving
 //!   thousands behind; refused before any is made.
 
-use super::entry::EntryError;
-use super::root::Root;
+use crate::entry::EntryError;
+use crate::root::Root;
 use flint_go::tree::JsonPath;
 use flint_ignition::types::Config;
 use std::path::{Path, PathBuf};

@@ -4,9 +4,10 @@
 
 mod rehearse;
 
-use super::entry::EntryError;
 use super::owners::Owners;
-use super::root::Root;
+use crate::entry::EntryError;
+use crate::root::Root;
+use crate::stage::Mode;
 use flint_go::tree::JsonPath;
 use flint_ignition::types::{Config, PasswdGroup, PasswdUser};
 use std::os::unix::fs::OpenOptionsExt;
@@ -157,7 +158,7 @@ fn db_field(root: &Root, file: &str, name: &str, idx: usize) -> Option<String> {
 pub fn run(
     cfg: &Config,
     root: &Root,
-    apply: bool,
+    mode: Mode,
     first_run: bool,
     notated: &[String],
 ) -> Result<Vec<Change>, EntryError> {
@@ -287,7 +288,7 @@ pub fn run(
             && keys_need_writing(root, &u.name, place.as_ref().map(|p| &p.1), &want)
         {
             // (Not for a home the run moves: the keys go to the new one.)
-            if !apply
+            if !mode.applies()
                 && first_run
                 && !home_moves(root, u)
                 && let Some((_, target)) = &place
@@ -310,16 +311,16 @@ pub fn run(
             });
         }
     }
-    if !apply && first_run {
+    if !mode.applies() && first_run {
         refused_databases(root, &out)?;
     }
-    if !apply {
+    if !mode.applies() {
         let rehearsed = rehearse::shadow_tools(cfg, root, &out)?;
         if first_run && let Some(passwd) = rehearsed {
             rehearsed_keys_writable(cfg, root, &passwd)?;
         }
     }
-    if apply {
+    if mode.applies() {
         for c in &out {
             let fail = |message: String| EntryError {
                 entry: c.entry.clone(),
@@ -354,7 +355,7 @@ pub fn run(
         }
     }
     if first_run {
-        homes_exist(cfg, root, &out, apply)?;
+        homes_exist(cfg, root, &out, mode)?;
     }
     Ok(out)
 }
@@ -399,7 +400,7 @@ fn homes_exist(
     cfg: &Config,
     root: &Root,
     changes: &[Change],
-    apply: bool,
+    mode: Mode,
 ) -> Result<(), EntryError> {
     let users = JsonPath::root().key("passwd").key("users");
     for (i, u) in cfg.passwd.users.iter().enumerate() {
@@ -420,7 +421,7 @@ fn homes_exist(
             // may write there.)
             let default_home = format!("/home/{}", u.name);
             let home = given(&u.home_dir).map_or(default_home.as_str(), String::as_str);
-            if !apply && keys && u.no_create_home == Some(true) && !present(root, home) {
+            if !mode.applies() && keys && u.no_create_home == Some(true) && !present(root, home) {
                 return Err(EntryError {
                     entry: entry.key("sshAuthorizedKeys"),
                     message: format!("{} gets no home (noCreateHome) to hold SSH keys", u.name),
@@ -431,7 +432,7 @@ fn homes_exist(
         if u.no_create_home == Some(true) && !keys {
             continue;
         }
-        if !apply && moved {
+        if !mode.applies() && moved {
             // usermod renames the old home to the new one; with no old home, it makes none
             // (the keys' directories, if any, are made by their write).
             let old = f.get(5).map_or("", String::as_str);

@@ -8,34 +8,47 @@ pub mod partitions;
 pub mod raid;
 pub mod tables;
 
-use super::resources::Fetched;
-use super::{Planned, Stage, StageError};
+use crate::resources::Fetched;
+use crate::stage::{Context, Mode, Outcome, Planned, Stage, StageError, StageName};
 use crate::system::devices;
 use flint_go::tree::JsonPath;
 use flint_ignition::Config;
 use std::path::{Path, PathBuf};
 
+pub struct Disks;
+
+impl Stage for Disks {
+    fn name(&self) -> StageName {
+        StageName::Disks
+    }
+
+    fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
+        let acq = cx.acquired(StageName::Disks)?;
+        let job = Job {
+            config: &acq.config,
+            fetched: &acq.fetched,
+            mode,
+            state_dir: cx.options.state_dir.clone(),
+            root: cx.options.root.clone(),
+        };
+        run(&job)
+    }
+}
+
 /// What the disks stage works with.
-pub struct Context<'a> {
+pub struct Job<'a> {
     pub config: &'a Config,
     pub fetched: &'a Fetched,
-    pub apply: bool,
+    pub mode: Mode,
     /// Where generated LUKS keys are kept until the files stage copies them into the root.
     pub state_dir: PathBuf,
     /// The target root (a generated key may already be there from an earlier run).
     pub root: PathBuf,
 }
 
-/// The stage's output: changes (planned or made), and notes about what was reused.
-#[derive(Default)]
-pub struct Outcome {
-    pub changes: Vec<Planned>,
-    pub notes: Vec<String>,
-}
-
 pub(crate) fn fail(path: JsonPath, message: impl Into<String>) -> StageError {
     StageError {
-        stage: Stage::Disks,
+        stage: StageName::Disks,
         path: Some(path),
         message: message.into(),
     }
@@ -55,7 +68,7 @@ pub(crate) fn device(path: &str, entry: &JsonPath) -> Result<PathBuf, StageError
     devices::resolve(path, devices::timeout()).map_err(|m| fail(entry.clone(), m))
 }
 
-impl Context<'_> {
+impl Job<'_> {
     /// A device of the config: waited for when applying; when planning, looked at once, and
     /// `None` when it is not there yet (a partition, array or volume this run would create).
     pub(crate) fn device(
@@ -63,7 +76,7 @@ impl Context<'_> {
         path: &str,
         entry: &JsonPath,
     ) -> Result<Option<PathBuf>, StageError> {
-        if self.apply {
+        if self.mode.applies() {
             return device(path, entry).map(Some);
         }
         Ok(devices::resolve_now(path))
@@ -71,7 +84,7 @@ impl Context<'_> {
 }
 
 /// Runs the stage.
-pub fn run(cx: &Context) -> Result<Outcome, StageError> {
+pub fn run(cx: &Job) -> Result<Outcome, StageError> {
     let mut out = Outcome::default();
     tables::run(cx, &mut out)?;
     raid::run(cx, &mut out)?;

@@ -3,8 +3,8 @@
 //! it formatted) and copied into the root by the files stage (/etc/luks/NAME, with
 //! /etc/crypttab). An existing volume that the key opens is reused unless `wipeVolume`.
 
-use super::{Context, Outcome, change, fail};
-use crate::provision::StageError;
+use super::{Job, change, fail};
+use crate::stage::{Outcome, StageError};
 use crate::system::{devices, probe, tool};
 use flint_go::tree::JsonPath;
 use flint_ignition::types::Luks;
@@ -18,7 +18,7 @@ const KEY_BYTES: usize = 64;
 /// The key for a volume: the fetched key file, or the one generated earlier (state directory,
 /// then the root), or `None` when one must be generated.
 pub fn known_key(
-    cx_fetched: &crate::provision::resources::Fetched,
+    cx_fetched: &crate::resources::Fetched,
     state_dir: &Path,
     root: &Path,
     l: &Luks,
@@ -37,7 +37,7 @@ pub fn known_key(
     .find_map(|p| std::fs::read(p).ok())
 }
 
-pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
+pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let base = JsonPath::root().key("storage").key("luks");
     for (i, l) in cx.config.storage.luks.iter().enumerate() {
         one(cx, l, &base.index(i), out)?;
@@ -45,7 +45,7 @@ pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
     Ok(())
 }
 
-fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
+fn one(cx: &Job, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
     let mapper = PathBuf::from("/dev/mapper").join(&l.name);
     if mapper.exists() {
         out.notes.push(format!(
@@ -134,13 +134,13 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
             "LUKS volume {} on {}: {}",
             l.name,
             dev.display(),
-            if cx.apply {
+            if cx.mode.applies() {
                 "opened and reused"
             } else {
                 "would be opened and reused"
             }
         ));
-        if cx.apply {
+        if cx.mode.applies() {
             open(l, &dev, &keyfile, entry)?;
         }
         let _ = std::fs::remove_file(&keyfile);
@@ -156,7 +156,7 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
         &dev,
         format!("format LUKS2 volume {} on {}{what}", l.name, dev.display()),
     ));
-    if !cx.apply {
+    if !cx.mode.applies() {
         return Ok(());
     }
     let key = match key {
@@ -168,7 +168,7 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
             let dir = cx.state_dir.join("luks");
             std::fs::create_dir_all(&dir)
                 .map_err(|e| fail(entry.clone(), format!("{}: {e}", dir.display())))?;
-            crate::provision::write_atomic(&dir.join(&l.name), &k, 0o600)
+            crate::write::write_atomic(&dir.join(&l.name), &k, 0o600)
                 .map_err(|e| fail(entry.clone(), format!("keeping the generated key: {e}")))?;
             k
         }
@@ -205,12 +205,12 @@ fn one(cx: &Context, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<()
 }
 
 /// The key in a private file for cryptsetup's --key-file.
-fn key_file(cx: &Context, l: &Luks, key: &[u8], entry: &JsonPath) -> Result<PathBuf, StageError> {
+fn key_file(cx: &Job, l: &Luks, key: &[u8], entry: &JsonPath) -> Result<PathBuf, StageError> {
     let dir = cx.state_dir.join("keys");
     std::fs::create_dir_all(&dir)
         .map_err(|e| fail(entry.clone(), format!("{}: {e}", dir.display())))?;
     let p = dir.join(format!("{}.{}", l.name, std::process::id()));
-    crate::provision::write_atomic(&p, key, 0o600)
+    crate::write::write_atomic(&p, key, 0o600)
         .map_err(|e| fail(entry.clone(), format!("{}: {e}", p.display())))?;
     Ok(p)
 }
@@ -244,7 +244,7 @@ fn open(l: &Luks, dev: &Path, keyfile: &Path, entry: &JsonPath) -> Result<(), St
 /// not known yet (planning before the disks stage ran) is left out.
 pub fn root_files(
     config: &mut flint_ignition::Config,
-    fetched: &mut crate::provision::resources::Fetched,
+    fetched: &mut crate::resources::Fetched,
     state_dir: &Path,
     root: &Path,
 ) {

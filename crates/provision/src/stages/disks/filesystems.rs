@@ -2,8 +2,8 @@
 //! wanted label and UUID where the config gives them, is kept; anything else fails unless
 //! `wipeFilesystem`), then wipefs and mkfs with label, UUID and options.
 
-use super::{Context, Outcome, change, fail};
-use crate::provision::StageError;
+use super::{Job, change, fail};
+use crate::stage::{Outcome, StageError};
 use crate::system::probe::{self, Found};
 use crate::system::tool;
 use flint_go::tree::JsonPath;
@@ -102,7 +102,7 @@ pub fn mkfs_args(fs: &Filesystem, dev: &Path) -> Option<(String, Vec<String>)> {
     Some((tool.into(), args))
 }
 
-pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
+pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let base = JsonPath::root().key("storage").key("filesystems");
     for (i, fs) in cx.config.storage.filesystems.iter().enumerate() {
         if fs.format.is_none() {
@@ -113,12 +113,7 @@ pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
     Ok(())
 }
 
-fn one(
-    cx: &Context,
-    fs: &Filesystem,
-    entry: &JsonPath,
-    out: &mut Outcome,
-) -> Result<(), StageError> {
+fn one(cx: &Job, fs: &Filesystem, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
     let format = fs.format.as_deref().unwrap_or("");
     let Some(dev) = cx.device(&fs.device, &entry.key("device"))? else {
         if format != "none" {
@@ -155,7 +150,7 @@ fn one(
     };
     out.changes
         .push(change("filesystem", entry.clone(), &dev, text));
-    if !cx.apply {
+    if !cx.mode.applies() {
         return Ok(());
     }
     if matches!(decision, Decision::WipeAndCreate(_)) {

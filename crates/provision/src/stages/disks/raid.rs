@@ -2,8 +2,8 @@
 //! superblock (same name, level and array UUID on every member) is assembled and reused
 //! instead of created again, so a re-run keeps the data.
 
-use super::{Context, Outcome, change, fail};
-use crate::provision::StageError;
+use super::{Job, change, fail};
+use crate::stage::{Outcome, StageError};
 use crate::system::{devices, tool};
 use flint_go::tree::JsonPath;
 use flint_ignition::types::Raid;
@@ -72,7 +72,7 @@ pub fn find_array(name: &str) -> Option<PathBuf> {
     None
 }
 
-pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
+pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let base = JsonPath::root().key("storage").key("raid");
     for (i, r) in cx.config.storage.raid.iter().enumerate() {
         one(cx, r, &base.index(i), out)?;
@@ -80,7 +80,7 @@ pub fn run(cx: &Context, out: &mut Outcome) -> Result<(), StageError> {
     Ok(())
 }
 
-fn one(cx: &Context, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
+fn one(cx: &Job, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<(), StageError> {
     let md = PathBuf::from("/dev/md").join(&r.name);
     if let Some(node) = find_array(&r.name) {
         out.notes.push(format!(
@@ -113,13 +113,13 @@ fn one(cx: &Context, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<()
         out.notes.push(format!(
             "RAID array {} found on {list}: {}",
             r.name,
-            if cx.apply {
+            if cx.mode.applies() {
                 "assembled and reused"
             } else {
                 "would be assembled and reused"
             }
         ));
-        if cx.apply {
+        if cx.mode.applies() {
             let mut args: Vec<String> = vec![
                 "--assemble".into(),
                 md.display().to_string(),
@@ -138,7 +138,7 @@ fn one(cx: &Context, r: &Raid, entry: &JsonPath, out: &mut Outcome) -> Result<()
         &md,
         format!("create RAID array {} ({level}) on {list}", r.name),
     ));
-    if !cx.apply {
+    if !cx.mode.applies() {
         return Ok(());
     }
     let spares = r.spares.unwrap_or(0).max(0) as usize;

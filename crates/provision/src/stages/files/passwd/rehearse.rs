@@ -7,8 +7,8 @@
 //! in the run, and the plan says so, naming the entry. Nothing of the target root changes.
 
 use super::{Change, passwd_entry};
-use crate::provision::entry::EntryError;
-use crate::provision::root::Root;
+use crate::entry::EntryError;
+use crate::root::Root;
 use flint_ignition::types::Config;
 use std::path::{Path, PathBuf};
 use std::process::Command;

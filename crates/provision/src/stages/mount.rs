@@ -9,7 +9,7 @@
 //! way); the mount itself goes onto a directory opened element by element without following
 //! links, so nothing can swap a link in between the check and the mount.
 
-use super::{Stage, StageError};
+use crate::stage::{Context, Mode, Outcome, Stage, StageError, StageName};
 use crate::system::mount::BeneathError;
 use crate::system::{devices, mount, probe};
 use flint_go::tree::JsonPath;
@@ -52,7 +52,11 @@ impl Target<'_> {
     /// Opens the mount point (creating it when `create`); `Ok(None)` when it does not
     /// exist and may not be created. A link or non-directory on the way is the error
     /// upstream gives, at the entry's `path`.
-    fn open(&self, stage: Stage, create: bool) -> Result<Option<OwnedFd>, StageError> {
+    pub(super) fn open(
+        &self,
+        stage: StageName,
+        create: bool,
+    ) -> Result<Option<OwnedFd>, StageError> {
         match mount::open_beneath(&self.root, &self.parts, create) {
             Ok(fd) => Ok(Some(fd)),
             Err(BeneathError::Missing(_)) => Ok(None),
@@ -81,11 +85,37 @@ impl Target<'_> {
     }
 }
 
+pub struct Mount;
+
+impl Stage for Mount {
+    fn name(&self) -> StageName {
+        StageName::Mount
+    }
+
+    /// A mount path through a link in the root is refused before any disk is touched.
+    fn check(&self, cx: &Context) -> Result<(), StageError> {
+        check_paths(&cx.acquired(StageName::Mount)?.config, &cx.options.root)
+    }
+
+    fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
+        let opts = cx.options;
+        let acq = cx.acquired(StageName::Mount)?;
+        let (mounted, notes) = mount_stage(&acq.config, &opts.root, &opts.state_dir, mode)?;
+        if !mode.applies() {
+            cx.plan_mounts.extend(mounted);
+        }
+        Ok(Outcome {
+            changes: Vec::new(),
+            notes,
+        })
+    }
+}
+
 /// Refuses, before anything is mounted or written, any mount path whose existing elements
 /// go through a symbolic link or a non-directory in the root as it is now.
 pub fn check_paths(config: &Config, root: &Path) -> Result<(), StageError> {
     for t in targets(config, root) {
-        t.open(Stage::Mount, false)?;
+        t.open(StageName::Mount, false)?;
     }
     Ok(())
 }
@@ -129,7 +159,7 @@ pub fn mount_path(f: &Filesystem) -> &str {
     }
 }
 
-fn fail(stage: Stage, entry: &JsonPath, message: String) -> StageError {
+pub(super) fn fail(stage: StageName, entry: &JsonPath, message: String) -> StageError {
     StageError {
         stage,
         path: Some(entry.clone()),
@@ -139,7 +169,7 @@ fn fail(stage: Stage, entry: &JsonPath, message: String) -> StageError {
 
 /// Whether `dev` is what is mounted on `dir`.
 /// btrfs reports an anonymous device number, so the mount source counts too.
-fn mounted_here(dev: &Path, dir: &Path) -> bool {
+pub(super) fn mounted_here(dev: &Path, dir: &Path) -> bool {
     let Ok(Some(m)) = mount::mount_at(dir) else {
         return false;
     };
@@ -167,14 +197,14 @@ pub fn mount_stage(
     config: &Config,
     root: &Path,
     state_dir: &Path,
-    apply: bool,
+    mode: Mode,
 ) -> Result<(Vec<PathBuf>, Vec<String>), StageError> {
     check_paths(config, root)?;
     let mut done: Vec<PathBuf> = Vec::new();
     let mut notes = Vec::new();
     let mut notated: Vec<String> = Vec::new();
     for t in targets(config, root) {
-        if apply {
+        if mode.applies() {
             // The elements of the mount path that are not there yet (open creates them).
             let mut missing = false;
             for k in 1..=t.parts.len() {
@@ -185,7 +215,7 @@ pub fn mount_stage(
                 }
             }
         }
-        match mount_one(&t, apply) {
+        match mount_one(&t, mode) {
             Ok(Some(note)) => {
                 if note.starts_with("mounted") {
                     done.push(t.dir.clone());
@@ -202,7 +232,7 @@ pub fn mount_stage(
         }
     }
     notated.retain(|d| root.join(&d[1..]).is_dir());
-    if apply && !notated.is_empty() {
+    if mode.applies() && !notated.is_empty() {
         let mut all = notated_dirs(state_dir);
         all.extend(
             notated
@@ -212,10 +242,10 @@ pub fn mount_stage(
         );
         let _ = std::fs::create_dir_all(state_dir);
         let text: String = all.iter().map(|d| format!("{d}\n")).collect();
-        super::write_atomic(&state_dir.join(NOTATED_DIRS), text.as_bytes(), 0o600).map_err(
+        crate::write::write_atomic(&state_dir.join(NOTATED_DIRS), text.as_bytes(), 0o600).map_err(
             |e| {
                 fail(
-                    Stage::Mount,
+                    StageName::Mount,
                     &flint_go::tree::JsonPath::root(),
                     format!("noting the mount points made: {e}"),
                 )
@@ -225,11 +255,11 @@ pub fn mount_stage(
     Ok((done, notes))
 }
 
-fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
+fn mount_one(t: &Target, mode: Mode) -> Result<Option<String>, StageError> {
     let format = t.fs.format.as_deref().unwrap_or("");
-    let dev = if apply {
+    let dev = if mode.applies() {
         devices::resolve(&t.fs.device, devices::timeout())
-            .map_err(|m| fail(Stage::Mount, &t.entry.key("device"), m))?
+            .map_err(|m| fail(StageName::Mount, &t.entry.key("device"), m))?
     } else {
         match devices::resolve_now(&t.fs.device) {
             Some(d) => d,
@@ -237,7 +267,7 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
         }
     };
     // Checked again here: a filesystem mounted earlier in this stage may hold the path.
-    let Some(dir) = t.open(Stage::Mount, apply)? else {
+    let Some(dir) = t.open(StageName::Mount, mode.applies())? else {
         return Ok(None);
     };
     if mounted_here(&dev, &t.dir) {
@@ -248,7 +278,7 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
         )));
     }
     let mut options = t.fs.mount_options.clone();
-    if !apply {
+    if !mode.applies() {
         // Only a filesystem that will be kept is worth looking into; nothing may be written.
         let keeps = probe::probe(&dev)
             .ok()
@@ -266,7 +296,7 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
     }
     mount::mount_on(&dev, &dir, format, &options).map_err(|e| {
         fail(
-            Stage::Mount,
+            StageName::Mount,
             &t.entry,
             format!(
                 "mounting {} ({format}) on {}: {e}",
@@ -280,29 +310,6 @@ fn mount_one(t: &Target, apply: bool) -> Result<Option<String>, StageError> {
         dev.display(),
         t.dir.display()
     )))
-}
-
-/// Unmounts every target that is mounted, deepest first; returns notes.
-pub fn umount_stage(config: &Config, root: &Path) -> Result<Vec<String>, StageError> {
-    let mut notes = Vec::new();
-    for t in targets(config, root).iter().rev() {
-        let Some(dev) = devices::resolve_now(&t.fs.device) else {
-            continue;
-        };
-        // A path through a link was never mounted by flint: leave whatever it reaches alone.
-        if !matches!(t.open(Stage::Umount, false), Ok(Some(_))) || !mounted_here(&dev, &t.dir) {
-            continue;
-        }
-        mount::umount_patiently(&t.dir).map_err(|e| {
-            fail(
-                Stage::Umount,
-                &t.entry,
-                format!("unmounting {}: {e}", t.dir.display()),
-            )
-        })?;
-        notes.push(format!("unmounted {}", t.dir.display()));
-    }
-    Ok(notes)
 }
 
 /// Unmounts directories a plan mounted read-only, deepest first.

@@ -1,0 +1,302 @@
+//! The fetch stage: the user config (or the cached one), base configs underneath, references
+//! resolved, every resource fetched and verified, so that nothing is touched before all of
+//! it is in hand. `fetch-offline` is the same stage with the network refused.
+
+mod cache;
+
+pub use cache::CacheMeta;
+
+use crate::acquire::{self, Budget, Places, Source};
+use crate::fetch::Fetcher;
+use crate::resources;
+use crate::stage::{Acquired, Context, Mode, Options, Outcome, Stage, StageError, StageName};
+use flint_go::tree::JsonPath;
+use flint_ignition::Config;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+pub struct Fetch;
+
+impl Stage for Fetch {
+    fn name(&self) -> StageName {
+        StageName::Fetch
+    }
+
+    fn run(&self, cx: &mut Context, _: Mode) -> Result<Outcome, StageError> {
+        let acq = fetch_stage(cx.options)?;
+        let mut notes = acq.notes.clone();
+        notes.push(format!(
+            "config from {}, {} resources ({} bytes) fetched and verified",
+            acq.origin,
+            acq.fetched.items.len(),
+            acq.fetched.total_bytes(),
+        ));
+        cx.acquired = Some(acq);
+        Ok(Outcome {
+            changes: Vec::new(),
+            notes,
+        })
+    }
+}
+
+/// Upstream's first step in the initramfs: the fetch stage without the network. When the
+/// config (or the platform) needs the network, the flag file `neednet` is created and the
+/// stage succeeds without a config, as upstream's does; otherwise the config is rendered
+/// (into the cache) and the later fetch has nothing to do.
+pub struct FetchOffline;
+
+impl Stage for FetchOffline {
+    fn name(&self) -> StageName {
+        StageName::FetchOffline
+    }
+
+    fn run(&self, cx: &mut Context, _: Mode) -> Result<Outcome, StageError> {
+        let mut opts = cx.options.clone();
+        let flag = Arc::new(AtomicBool::new(false));
+        opts.fetch.offline = Some(flag.clone());
+        let r = fetch_stage(&opts);
+        let fail = |message: String| StageError::new(StageName::FetchOffline, None, message);
+        if flag.load(Ordering::Relaxed) {
+            let why = r.err().map(|e| e.to_string()).unwrap_or_default();
+            let neednet = &opts.neednet;
+            if let Some(d) = neednet.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(d)
+                    .map_err(|e| fail(format!("creating {}: {e}", d.display())))?;
+            }
+            std::fs::write(neednet, b"")
+                .map_err(|e| fail(format!("writing {}: {e}", neednet.display())))?;
+            let note = format!(
+                "the config needs the network ({}); wrote {}",
+                why.trim_start_matches("fetch stage failed: "),
+                neednet.display()
+            );
+            return Ok(Outcome {
+                changes: Vec::new(),
+                notes: vec![note],
+            });
+        }
+        let acq = r.map_err(|e| StageError {
+            stage: StageName::FetchOffline,
+            ..e
+        })?;
+        let mut notes = acq.notes.clone();
+        notes.push(format!(
+            "config from {} needs no network: {} resources ({} bytes) fetched and verified",
+            acq.origin,
+            acq.fetched.items.len(),
+            acq.fetched.total_bytes(),
+        ));
+        cx.acquired = Some(acq);
+        Ok(Outcome {
+            changes: Vec::new(),
+            notes,
+        })
+    }
+}
+
+fn fail(path: Option<JsonPath>, message: impl Into<String>) -> StageError {
+    StageError::new(StageName::Fetch, path, message)
+}
+
+/// The user config and where it came from, before base configs and rendering.
+struct Found {
+    user: Option<Config>,
+    base: Option<Config>,
+    origin: String,
+    /// Files a platform hands over beside the config (upstream's cloud-config scripts).
+    files: Vec<flint_ignition::types::File>,
+    fetcher: Fetcher,
+    user_provided: bool,
+    platform: Option<&'static dyn crate::platform::Platform>,
+}
+
+/// The fetch stage: the config acquired, checked and its resources fetched. With a cache
+/// path, the rendered config is written there (CA sources as data URLs), and read from
+/// there when it exists.
+pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
+    let start = Instant::now();
+    let fetcher = Fetcher::with(opts.fetch.clone());
+    let budget = Budget::from_env();
+    let mut notes = Vec::new();
+    let (config, fetcher, origin, meta, platform) = match opts.cache.as_ref().filter(|c| c.exists())
+    {
+        Some(cache) => {
+            let c = cache::read(cache, fetcher, &budget)?;
+            let origin = format!("cache {}", cache.display());
+            (c.config, c.fetcher, origin, c.meta, c.platform)
+        }
+        None => {
+            // Base configs are read (and refused) before the user config.
+            let extra_base = match &opts.base_dir {
+                Some(d) => acquire::base_configs(d).map_err(|e| fail(e.path, e.message))?,
+                None => None,
+            };
+            let found = find(opts, fetcher, &budget, &mut notes)?;
+            let meta = CacheMeta {
+                user_provided: found.user_provided,
+                platform: found.platform.map(|p| p.name().to_string()),
+            };
+            let (origin, platform) = (found.origin.clone(), found.platform);
+            let (config, fetcher) = assemble(found, extra_base, &budget)?;
+            (config, fetcher, origin, meta, platform)
+        }
+    };
+    check_final(&config)?;
+    let fetched = resources::fetch_all(&config, &fetcher).map_err(|e| {
+        let message = format!("fetching {}: {}", e.url, e.message);
+        fail(Some(e.path.clone()), message)
+    })?;
+    if let Some(cache) = opts.cache.as_ref().filter(|c| !c.exists()) {
+        cache::write(cache, &config, &fetcher, &meta)?;
+    }
+    notes.extend(fetcher.take_notes());
+    Ok(Acquired {
+        config,
+        fetched,
+        fetcher,
+        origin,
+        took: start.elapsed(),
+        user_provided: meta.user_provided,
+        platform,
+        notes,
+    })
+}
+
+/// Finds the user config where the options say, and the system's base config for a
+/// platform.
+fn find(
+    opts: &Options,
+    fetcher: Fetcher,
+    budget: &Budget,
+    notes: &mut Vec<String>,
+) -> Result<Found, StageError> {
+    let explicit = match &opts.source {
+        Source::File(p) => {
+            let (user, origin) =
+                acquire::file_config(p, budget).map_err(|e| fail(e.path, e.message))?;
+            return Ok(Found {
+                user: Some(user),
+                base: None,
+                origin,
+                files: Vec::new(),
+                fetcher,
+                user_provided: true,
+                platform: None,
+            });
+        }
+        Source::Platform(n) => Some(n.as_str()),
+        Source::Auto => None,
+    };
+    let p = crate::platform::select(explicit, &opts.places).map_err(|e| fail(None, e))?;
+    if let Some(flag) = &opts.fetch.offline
+        && platform_needs_network(p, &opts.places)
+    {
+        flag.store(true, Ordering::Relaxed);
+        let message = format!("platform {}: {}", p.name(), crate::fetch::NEEDS_NETWORK);
+        return Err(fail(None, message));
+    }
+    let mut fetcher = fetcher;
+    fetcher.credentials = p.credentials();
+    // Before any config is known, provider fetches give up after the fetch timeout
+    // (upstream's -fetch-timeout). The user data is a config too, within the budget of
+    // configs.
+    let mut pf = fetcher.limited(budget.left());
+    pf.http.total_timeout = Some(opts.fetch_timeout);
+    let cx = crate::platform::Context::new(pf, opts.places.clone());
+    let base = acquire::system_base(&opts.places.system, p.name(), notes)
+        .map_err(|e| fail(e.path, e.message))?;
+    let got = acquire::platform_config(p, &cx, budget).map_err(|e| fail(e.path, e.message))?;
+    notes.extend(got.notes);
+    Ok(Found {
+        user_provided: got.user.is_some(),
+        user: got.user,
+        base,
+        origin: format!("{} (platform {})", got.origin, p.name()),
+        files: got.files,
+        fetcher,
+        platform: Some(p),
+    })
+}
+
+/// The final config: base configs (the system's, then `--base-dir`'s) with the rendered user
+/// config merged over them, a platform's files after, references resolved.
+fn assemble(
+    found: Found,
+    extra_base: Option<Config>,
+    budget: &Budget,
+) -> Result<(Config, Fetcher), StageError> {
+    let fetcher = found.fetcher;
+    let root = JsonPath::root();
+    let user = match found.user {
+        Some(u) => Some(
+            acquire::render(u, &fetcher, &root, &mut Vec::new(), budget)
+                .map_err(|e| fail(e.path, e.message))?
+                .0,
+        ),
+        None => None,
+    };
+    let mut full: Option<Config> = None;
+    for part in [found.base, extra_base, user].into_iter().flatten() {
+        full = Some(match full {
+            Some(acc) => flint_ignition::merge::merge(acc, part),
+            None => part,
+        });
+    }
+    let mut full = full.unwrap_or_else(|| Config {
+        ignition: flint_ignition::types::Ignition {
+            version: flint_ignition::Version::NEWEST.to_string(),
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    if !found.files.is_empty() {
+        let mut extra = Config::default();
+        extra.ignition.version = full.ignition.version.clone();
+        extra.storage.files = found.files;
+        full = flint_ignition::merge::merge(full, extra);
+    }
+    acquire::render(
+        strip_references(full),
+        &fetcher,
+        &root,
+        &mut Vec::new(),
+        budget,
+    )
+    .map_err(|e| fail(e.path, e.message))
+}
+
+/// Every part was validated when it was read; what merging can break is checked again, and
+/// what this provisioner cannot do is refused before any disk is touched.
+fn check_final(config: &Config) -> Result<(), StageError> {
+    let issues = flint_ignition::validate::validate_with(
+        config,
+        flint_ignition::Version::NEWEST,
+        flint_ignition::validate::Options {
+            skip_data_contents: true,
+            ..flint_ignition::validate::Options::FLATCAR
+        },
+    );
+    if let Some(e) = (issues.iter()).find(|i| i.severity == flint_go::diag::Severity::Error) {
+        let message = format!("the final config is invalid: {}", e.message);
+        return Err(fail(Some(e.path.clone()), message));
+    }
+    if let Some(e) = flint_ignition::validate::unsupported_by_provisioner(config).first() {
+        return Err(fail(Some(e.path.clone()), e.message.clone()));
+    }
+    Ok(())
+}
+
+/// Whether fetching the user config from `p` needs the network, as upstream's fetch-offline
+/// stage finds out ([`crate::platform::source_needs_network`]), except that AWS always does:
+/// upstream's AWS platform asks its metadata service for the region before any config is
+/// read.
+fn platform_needs_network(p: &dyn crate::platform::Platform, places: &Places) -> bool {
+    p.name() == "aws" || crate::platform::source_needs_network(p, places)
+}
+
+/// References were resolved already; what remains in the config must not be fetched again.
+fn strip_references(mut c: Config) -> Config {
+    c.ignition.config = Default::default();
+    c
+}
