@@ -252,55 +252,7 @@ impl HttpClient {
         sink: &mut Option<&mut dyn BodySink>,
     ) -> Result<Reply, Attempt> {
         let target = Url::parse(url).map_err(Attempt::Fail)?;
-        let agent = self.agent(&target).map_err(Attempt::Fail)?;
-        let method = ureq::http::Method::from_bytes(req.method.as_bytes())
-            .map_err(|_| Attempt::Fail(format!("bad HTTP method {:?}", req.method)))?;
-        // User information goes as Basic credentials, decoded, unless the config sends
-        // its own Authorization; never in the request's URL.
-        let credentials = target
-            .basic_credentials()
-            .map(|c| ("Authorization".to_string(), c));
-        let mut builder = ureq::http::Request::builder()
-            .method(method)
-            .uri(target.request_url());
-        for (k, v) in self.headers(credentials.as_slice(), custom) {
-            builder = builder.header(k.as_str(), v.as_str());
-        }
-        let left = deadline.map(|d| {
-            d.saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(1))
-        });
-        let bad =
-            |e: ureq::http::Error| Attempt::Fail(format!("{} {}: {e}", req.method, redact(url)));
-        let sent = match req.body {
-            // PUT and POST send their body (possibly empty, with a Content-Length).
-            Some(b) => {
-                let r = builder.body(b.to_vec()).map_err(bad)?;
-                let r = agent
-                    .configure_request(r)
-                    .timeout_global(left)
-                    .allow_non_standard_methods(true)
-                    .build();
-                agent.run(r)
-            }
-            None => {
-                let r = builder.body(()).map_err(bad)?;
-                agent.run(agent.configure_request(r).timeout_global(left).build())
-            }
-        };
-        let mut resp = match sent {
-            Ok(r) => r,
-            Err(e) => {
-                // Tried again like any failure to connect, a certificate that does not verify
-                // included, as upstream does: it may verify a moment later (the clock not yet
-                // set at first boot, a proxy still starting).
-                return Err(Attempt::Retry(format!(
-                    "{} {}: {e}",
-                    req.method,
-                    redact(url)
-                )));
-            }
-        };
+        let mut resp = self.send_once(req, url, &target, custom, deadline)?;
         let status = resp.status().as_u16();
         // Go's client follows these (others, 300 and 305 among them, are final answers).
         if [301, 302, 303, 307, 308].contains(&status) {
@@ -346,6 +298,78 @@ impl HttpClient {
                 body: Vec::new(),
             }));
         }
+        let done = |body| {
+            Reply::Done(Response {
+                method: req.method.to_string(),
+                status,
+                headers,
+                body,
+            })
+        };
+        self.read_body(req, url, status, &mut resp, sink).map(done)
+    }
+
+    /// Sends the request (its body, if any) and waits for the response's head.
+    fn send_once(
+        &self,
+        req: &Request,
+        url: &str,
+        target: &Url,
+        custom: &[(String, String)],
+        deadline: Option<Instant>,
+    ) -> Result<ureq::http::Response<ureq::Body>, Attempt> {
+        let agent = self.agent(target).map_err(Attempt::Fail)?;
+        let method = ureq::http::Method::from_bytes(req.method.as_bytes())
+            .map_err(|_| Attempt::Fail(format!("bad HTTP method {:?}", req.method)))?;
+        // User information goes as Basic credentials, decoded, unless the config sends
+        // its own Authorization; never in the request's URL.
+        let credentials = target
+            .basic_credentials()
+            .map(|c| ("Authorization".to_string(), c));
+        let mut builder = ureq::http::Request::builder()
+            .method(method)
+            .uri(target.request_url());
+        for (k, v) in self.headers(credentials.as_slice(), custom) {
+            builder = builder.header(k.as_str(), v.as_str());
+        }
+        let left = deadline.map(|d| {
+            d.saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(1))
+        });
+        let bad =
+            |e: ureq::http::Error| Attempt::Fail(format!("{} {}: {e}", req.method, redact(url)));
+        let sent = match req.body {
+            // PUT and POST send their body (possibly empty, with a Content-Length).
+            Some(b) => {
+                let r = builder.body(b.to_vec()).map_err(bad)?;
+                let r = agent
+                    .configure_request(r)
+                    .timeout_global(left)
+                    .allow_non_standard_methods(true)
+                    .build();
+                agent.run(r)
+            }
+            None => {
+                let r = builder.body(()).map_err(bad)?;
+                agent.run(agent.configure_request(r).timeout_global(left).build())
+            }
+        };
+        // Tried again like any failure to connect, a certificate that does not verify
+        // included, as upstream does: it may verify a moment later (the clock not yet set at
+        // first boot, a proxy still starting).
+        sent.map_err(|e| Attempt::Retry(format!("{} {}: {e}", req.method, redact(url))))
+    }
+
+    /// The response's body: into the sink when the status is a success and there is one
+    /// (an empty body returned), else in memory.
+    fn read_body(
+        &self,
+        req: &Request,
+        url: &str,
+        status: u16,
+        resp: &mut ureq::http::Response<ureq::Body>,
+        sink: &mut Option<&mut dyn BodySink>,
+    ) -> Result<Vec<u8>, Attempt> {
         let body_error = |e: ureq::Error| match e {
             ureq::Error::BodyExceedsLimit(n) => Attempt::Fail(format!(
                 "{} {}: larger than the {n}-byte limit",
@@ -357,14 +381,6 @@ impl HttpClient {
                 req.method,
                 redact(url)
             )),
-        };
-        let done = |body| {
-            Reply::Done(Response {
-                method: req.method.to_string(),
-                status,
-                headers,
-                body,
-            })
         };
         // Only a body that is streamed may be larger than memory should hold.
         let limit = if sink.is_some() {
@@ -390,9 +406,9 @@ impl HttpClient {
                     // hash) does not change by asking again.
                     sink.put(&buf[..n]).map_err(Attempt::Fail)?;
                 }
-                Ok(done(Vec::new()))
+                Ok(Vec::new())
             }
-            _ => body.read_to_vec().map_err(body_error).map(done),
+            _ => body.read_to_vec().map_err(body_error),
         }
     }
 }

@@ -75,76 +75,7 @@ fn one(cx: &Job, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<(), St
     let is_luks = found.as_ref().is_some_and(|f| f.kind == "crypto_LUKS");
     if is_luks && !wipe {
         let f = found.clone().unwrap_or_default();
-        let Some(key) = key else {
-            return Err(fail(
-                entry.clone(),
-                format!(
-                    "{} holds a LUKS volume but its generated key is not known here (not in {} or the root's /{KEY_DIR}); set wipeVolume to replace it",
-                    dev.display(),
-                    cx.state_dir.join("luks").display()
-                ),
-            ));
-        };
-        if let Some(want) = l.label.as_ref().filter(|w| **w != f.label) {
-            return Err(fail(
-                entry.clone(),
-                format!(
-                    "{} holds a LUKS volume labelled {:?}, the config wants {want:?}; set wipeVolume to replace it",
-                    dev.display(),
-                    f.label
-                ),
-            ));
-        }
-        if let Some(want) = l
-            .uuid
-            .as_ref()
-            .filter(|w| !probe::same_uuid("luks", w, &f.uuid))
-        {
-            return Err(fail(
-                entry.clone(),
-                format!(
-                    "{} holds a LUKS volume with UUID {}, the config wants {want}; set wipeVolume to replace it",
-                    dev.display(),
-                    f.uuid
-                ),
-            ));
-        }
-        let keyfile = key_file(cx, l, &key, entry)?;
-        let test = tool::run(
-            "cryptsetup",
-            [
-                "open".as_ref(),
-                "--test-passphrase".as_ref(),
-                "--key-file".as_ref(),
-                keyfile.as_os_str(),
-                dev.as_os_str(),
-            ],
-        );
-        if let Err(e) = test {
-            let _ = std::fs::remove_file(&keyfile);
-            return Err(fail(
-                entry.clone(),
-                format!(
-                    "{} holds a LUKS volume the key does not open ({e}); set wipeVolume to replace it",
-                    dev.display()
-                ),
-            ));
-        }
-        out.notes.push(format!(
-            "LUKS volume {} on {}: {}",
-            l.name,
-            dev.display(),
-            if cx.mode.applies() {
-                "opened and reused"
-            } else {
-                "would be opened and reused"
-            }
-        ));
-        if cx.mode.applies() {
-            open(l, &dev, &keyfile, entry)?;
-        }
-        let _ = std::fs::remove_file(&keyfile);
-        return Ok(());
+        return reuse(cx, l, &dev, &f, key, entry, out);
     }
     let what = match (&found, wipe) {
         (Some(f), true) => format!(" (wiping the {} on it)", f.kind),
@@ -159,6 +90,102 @@ fn one(cx: &Job, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<(), St
     if !cx.mode.applies() {
         return Ok(());
     }
+    format(cx, l, &dev, found.is_some() && wipe, key, entry)
+}
+
+/// An existing volume the config keeps: it must be the one asked for and open with the known
+/// key; it is opened (when applying) and reused.
+fn reuse(
+    cx: &Job,
+    l: &Luks,
+    dev: &Path,
+    f: &probe::Found,
+    key: Option<Vec<u8>>,
+    entry: &JsonPath,
+    out: &mut Outcome,
+) -> Result<(), StageError> {
+    let Some(key) = key else {
+        return Err(fail(
+            entry.clone(),
+            format!(
+                "{} holds a LUKS volume but its generated key is not known here (not in {} or the root's /{KEY_DIR}); set wipeVolume to replace it",
+                dev.display(),
+                cx.state_dir.join("luks").display()
+            ),
+        ));
+    };
+    if let Some(want) = l.label.as_ref().filter(|w| **w != f.label) {
+        return Err(fail(
+            entry.clone(),
+            format!(
+                "{} holds a LUKS volume labelled {:?}, the config wants {want:?}; set wipeVolume to replace it",
+                dev.display(),
+                f.label
+            ),
+        ));
+    }
+    if let Some(want) = l
+        .uuid
+        .as_ref()
+        .filter(|w| !probe::same_uuid("luks", w, &f.uuid))
+    {
+        return Err(fail(
+            entry.clone(),
+            format!(
+                "{} holds a LUKS volume with UUID {}, the config wants {want}; set wipeVolume to replace it",
+                dev.display(),
+                f.uuid
+            ),
+        ));
+    }
+    let keyfile = key_file(cx, l, &key, entry)?;
+    let test = tool::run(
+        "cryptsetup",
+        [
+            "open".as_ref(),
+            "--test-passphrase".as_ref(),
+            "--key-file".as_ref(),
+            keyfile.as_os_str(),
+            dev.as_os_str(),
+        ],
+    );
+    if let Err(e) = test {
+        let _ = std::fs::remove_file(&keyfile);
+        return Err(fail(
+            entry.clone(),
+            format!(
+                "{} holds a LUKS volume the key does not open ({e}); set wipeVolume to replace it",
+                dev.display()
+            ),
+        ));
+    }
+    out.notes.push(format!(
+        "LUKS volume {} on {}: {}",
+        l.name,
+        dev.display(),
+        if cx.mode.applies() {
+            "opened and reused"
+        } else {
+            "would be opened and reused"
+        }
+    ));
+    if cx.mode.applies() {
+        open(l, dev, &keyfile, entry)?;
+    }
+    let _ = std::fs::remove_file(&keyfile);
+    Ok(())
+}
+
+/// Formats the volume (wiping what is on it first when `wipe`) with the known key or a new
+/// one, kept in the state directory before formatting, and opens it.
+fn format(
+    cx: &Job,
+    l: &Luks,
+    dev: &Path,
+    wipe: bool,
+    key: Option<Vec<u8>>,
+    entry: &JsonPath,
+) -> Result<(), StageError> {
     let key = match key {
         Some(k) => k,
         None => {
@@ -175,7 +202,7 @@ fn one(cx: &Job, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<(), St
     };
     let keyfile = key_file(cx, l, &key, entry)?;
     let result = (|| {
-        if wipe && found.is_some() {
+        if wipe {
             tool::run("wipefs", ["-a".as_ref(), dev.as_os_str()])
                 .map_err(|e| fail(entry.clone(), e.to_string()))?;
         }
@@ -198,7 +225,7 @@ fn one(cx: &Job, l: &Luks, entry: &JsonPath, out: &mut Outcome) -> Result<(), St
             dev.display().to_string(),
         ]);
         tool::run("cryptsetup", &args).map_err(|e| fail(entry.clone(), e.to_string()))?;
-        open(l, &dev, &keyfile, entry)
+        open(l, dev, &keyfile, entry)
     })();
     let _ = std::fs::remove_file(&keyfile);
     result

@@ -420,11 +420,22 @@ fn plan_on(
     made: &dyn Fn(&Slot) -> bool,
     new_guid: &mut dyn FnMut() -> String,
 ) -> Result<Plan, PlanError> {
-    // Fuzzing (fuzz/partition_planner): a huge startMiB/sizeMiB overflowed the sector count
-    // (a panic with overflow checks, a wrapped and so wrong place without), and a number
-    // beyond u32 was truncated (2^32 + 1 became partition 1). The first is refused here, the
-    // second by the MAX_PARTITIONS check below.
-    let per_mib = layout.per_mib();
+    within_any_disk(desired, layout.per_mib())?;
+    let mut wants = wants_of(desired, layout, made)?;
+    resolve_defaults(&mut wants, layout, made)?;
+    let (deletes, creates) = decide(&wants, layout, new_guid)?;
+    carry_out(layout, deletes, creates)
+}
+
+/// A partition to create: the entry's index, the slot, the one it replaces, and whether
+/// that is a resize.
+type Creation = (usize, Slot, Option<Slot>, bool);
+
+/// Fuzzing (fuzz/partition_planner): a huge startMiB/sizeMiB overflowed the sector count
+/// (a panic with overflow checks, a wrapped and so wrong place without), and a number
+/// beyond u32 was truncated (2^32 + 1 became partition 1). The first is refused here, the
+/// second by the MAX_PARTITIONS check in `wants_of`. Sizes in MiB are refused beyond any disk.
+fn within_any_disk(desired: &[Partition], per_mib: u64) -> Result<(), PlanError> {
     for (index, p) in desired.iter().enumerate() {
         for (key, mib) in [("startMiB", p.start_mib), ("sizeMiB", p.size_mib)] {
             if let Some(m) = mib
@@ -437,6 +448,17 @@ fn plan_on(
             }
         }
     }
+    Ok(())
+}
+
+/// What each entry wants, in the order upstream takes them (partitions that take the next
+/// free number last).
+fn wants_of(
+    desired: &[Partition],
+    layout: &Layout,
+    made: &dyn Fn(&Slot) -> bool,
+) -> Result<Vec<Want>, PlanError> {
+    let per_mib = layout.per_mib();
     let number_of = |p: &Partition| u32::try_from(p.number.max(0)).unwrap_or(u32::MAX);
     let to_sectors = |mib: Option<i64>| mib.map(|m| (m.max(0) as u64) * per_mib);
     let explicit: Vec<u32> = desired
@@ -502,12 +524,18 @@ fn plan_on(
     }
     // Partitions that take the next free number come last, as upstream sorts them.
     wants.sort_by_key(|w| w.number == 0);
+    Ok(wants)
+}
 
-    resolve_defaults(&mut wants, layout, made)?;
-
+/// The deletions and creations that make the table as the entries want it.
+fn decide(
+    wants: &[Want],
+    layout: &Layout,
+    new_guid: &mut dyn FnMut() -> String,
+) -> Result<(Vec<Action>, Vec<Creation>), PlanError> {
     let mut deletes: Vec<Action> = Vec::new();
-    let mut creates: Vec<(usize, Slot, Option<Slot>, bool)> = Vec::new();
-    for w in &wants {
+    let mut creates: Vec<Creation> = Vec::new();
+    for w in wants {
         let existing = layout.get(w.number).filter(|_| w.number > 0);
         match (existing, w.should_exist) {
             (None, false) => {}
@@ -558,8 +586,16 @@ fn plan_on(
             },
         }
     }
+    Ok((deletes, creates))
+}
 
-    // As sgdisk runs them: every deletion, then the creations in order.
+/// The actions in sgdisk's order, and the table they leave: every deletion, then the
+/// creations in order, each placed as sgdisk places it.
+fn carry_out(
+    layout: &Layout,
+    deletes: Vec<Action>,
+    creates: Vec<Creation>,
+) -> Result<Plan, PlanError> {
     let mut result = layout.clone();
     for d in &deletes {
         if let Action::Delete { slot, .. } = d {

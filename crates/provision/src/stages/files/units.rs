@@ -197,48 +197,77 @@ pub fn run_units(
                 &mut actions,
             )?;
         }
-        let acts = match u.mask {
-            // (Planning: through a file an entry makes, the mask's mkdir fails as the run's.)
-            Some(true) => root.resolve(&unit_path).and_then(|r| {
-                no_file_on_the_way(&r.inner, made)?;
-                let mut acts = parents(&mut planned, &e, &r.missing);
-                // Upstream makes the link anew on every run (root's, to `/dev/null`); a
-                // later run of flint leaves one that is exactly that.
-                let ok = !first_run && links_to_dev_null(&r.host);
-                if !ok {
-                    let replace = !matches!(observe(&r.host).0, Kind::None);
-                    acts.push(Action {
-                        entry: e.clone(),
-                        path: r.inner,
-                        change: Change::Symlink {
-                            target: "/dev/null".into(),
-                            uid: 0,
-                            gid: 0,
-                            replace,
-                        },
-                    });
-                }
-                Ok(acts)
-            }),
-            Some(false) => root.resolve(&unit_path).map(|r| {
-                let masked = links_to_dev_null(&r.host);
-                if masked {
-                    vec![Action {
-                        entry: e.clone(),
-                        path: r.inner,
-                        change: Change::Remove,
-                    }]
-                } else {
-                    vec![]
-                }
-            }),
-            None => Ok(vec![]),
-        };
+        let acts = mask_actions(root, &mut planned, made, &e, &unit_path, u.mask, first_run);
         step(&e, acts, &mut actions)?;
     }
+    let acts = preset_actions(cfg, root, mode, first_run, &mut planned, made, links)?;
+    step(&units, Ok(acts), &mut actions)?;
+    Ok(actions)
+}
+
+/// A unit's mask: the link to /dev/null made (`mask: true`) or removed (`mask: false`).
+fn mask_actions(
+    root: &Root,
+    planned: &mut HashSet<String>,
+    made: &HashMap<String, Made>,
+    e: &JsonPath,
+    unit_path: &str,
+    mask: Option<bool>,
+    first_run: bool,
+) -> Result<Vec<Action>, String> {
+    match mask {
+        // (Planning: through a file an entry makes, the mask's mkdir fails as the run's.)
+        Some(true) => root.resolve(unit_path).and_then(|r| {
+            no_file_on_the_way(&r.inner, made)?;
+            let mut acts = parents(planned, e, &r.missing);
+            // Upstream makes the link anew on every run (root's, to `/dev/null`); a
+            // later run of flint leaves one that is exactly that.
+            let ok = !first_run && links_to_dev_null(&r.host);
+            if !ok {
+                let replace = !matches!(observe(&r.host).0, Kind::None);
+                acts.push(Action {
+                    entry: e.clone(),
+                    path: r.inner,
+                    change: Change::Symlink {
+                        target: "/dev/null".into(),
+                        uid: 0,
+                        gid: 0,
+                        replace,
+                    },
+                });
+            }
+            Ok(acts)
+        }),
+        Some(false) => root.resolve(unit_path).map(|r| {
+            let masked = links_to_dev_null(&r.host);
+            if masked {
+                vec![Action {
+                    entry: e.clone(),
+                    path: r.inner,
+                    change: Change::Remove,
+                }]
+            } else {
+                vec![]
+            }
+        }),
+        None => Ok(vec![]),
+    }
+}
+
+/// The preset lines appended (and the `systemctl disable` each `disable` line needs first).
+fn preset_actions(
+    cfg: &Config,
+    root: &Root,
+    mode: Mode,
+    first_run: bool,
+    planned: &mut HashSet<String>,
+    made: &HashMap<String, Made>,
+    links: &HashMap<String, String>,
+) -> Result<Vec<Action>, EntryError> {
+    let units = JsonPath::root().key("systemd").key("units");
     let entries = presets(cfg);
     if entries.is_empty() {
-        return Ok(actions);
+        return Ok(Vec::new());
     }
     // Through a link at the preset file's own path too, as upstream's append follows it,
     // but never out of the root: where upstream would append outside it (visible nowhere
@@ -288,7 +317,7 @@ pub fn run_units(
             entry: units.clone(),
             message,
         })?;
-        acts.extend(parents(&mut planned, &units, &preset.missing));
+        acts.extend(parents(planned, &units, &preset.missing));
         acts.push(Action {
             entry: units.clone(),
             path: preset.inner,
@@ -298,6 +327,5 @@ pub fn run_units(
             },
         });
     }
-    step(&units, Ok(acts), &mut actions)?;
-    Ok(actions)
+    Ok(acts)
 }

@@ -374,41 +374,18 @@ pub fn run(
     around: Around,
 ) -> Result<Vec<Action>, EntryError> {
     let Around { skip, keys_made } = around;
-    use rayon::prelude::*;
     same_place(cfg, root)?;
     let mut order = ordered(cfg, root, first_run);
     if !skip.is_empty() {
         order.retain(|(_, entry, _)| !skip.contains(entry));
     }
-    let index = |entry: &JsonPath| match entry.segs().last() {
-        Some(flint_go::tree::Seg::Index(i)) => *i,
-        _ => 0,
-    };
     // Planning without applying only reads the disk, and a file's plan depends on no earlier
     // entry (only directories and links look at what earlier entries would create): the
     // files, a stat, open, read and compare each, are planned on all cores first.
-    let mut early: Vec<Option<PlannedFile>> = if mode.applies() {
+    let mut early = if mode.applies() {
         Vec::new()
     } else {
-        order
-            .par_iter()
-            .map(|(kind, entry, path)| {
-                (*kind == 1).then(|| {
-                    root.resolve(path).map(|r| {
-                        let c = plan_file(
-                            cfg,
-                            index(entry),
-                            entry,
-                            fetched,
-                            Some(&r.host),
-                            owners,
-                            first_run,
-                        );
-                        (r, c)
-                    })
-                })
-            })
-            .collect()
+        plan_files_early(&order, cfg, fetched, root, owners, first_run)
     };
     let mut planned_dirs: HashSet<String> = HashSet::new();
     // Symbolic links to absolute paths this run makes (or, planning, would make).
@@ -443,59 +420,14 @@ pub fn run(
         if gone {
             pre = None;
         }
-        let (r, file_change) = match pre {
-            Some(p) => {
-                let (r, c) = p.map_err(fail)?;
-                (r, Some(c))
-            }
-            None => match root.resolve(&path) {
-                Ok(r) => (r, None),
-                // Planning: what stood in the way on the disk is below a path an earlier
-                // entry empties or replaces; the run makes the way anew.
-                Err(_) if gone => {
-                    let under = |p: &&str| ancestors(p).any(|a| wiped.contains(a));
-                    let missing = ancestors(&path).filter(under).map(String::from);
-                    let r = Resolved {
-                        host: root.host(&path),
-                        inner: path.clone(),
-                        missing: missing.collect(),
-                    };
-                    (r, None)
-                }
-                Err(e) => return Err(fail(e)),
-            },
-        };
-        // The path was resolved before anything was written; a symbolic link this run made
-        // since, with an absolute target, now stands on it. Upstream hands the kernel the
-        // host path, which follows that link out of the root (and fails, or writes to the
-        // host's own directories): flint refuses it before anything is written there.
-        let through = ancestors(&path).find(|p| made_links.contains(*p));
-        if let Some(link) = through {
-            return Err(fail(format!(
-                "{path} goes through {link}, a symbolic link to an absolute path made by an \
-                 earlier entry, which would lead outside the root"
-            )));
-        }
+        let (r, file_change) = resolve(pre, root, &path, gone, &wiped).map_err(fail)?;
+        not_through_made_link(&path, &made_links).map_err(fail)?;
         if !mode.applies() {
             no_file_on_the_way(&r.inner, &made).map_err(fail)?;
         }
         let idx = index(&entry);
-        // Planning: the SSH keys step runs first, and what it makes (`.ssh`, the keys file)
-        // is in the way of an entry there without overwrite, as in the run.
-        if !mode.applies()
-            && let Some(&is_dir) = keys_made.get(&r.inner)
-        {
-            let (overwrite, in_the_way) = match kind {
-                0 => (cfg.storage.directories[idx].overwrite, !is_dir),
-                1 => (cfg.storage.files[idx].overwrite, true),
-                _ => (cfg.storage.links[idx].overwrite, true),
-            };
-            if in_the_way && overwrite != Some(true) {
-                return Err(fail(format!(
-                    "{} is made by the SSH keys step, which runs first; set overwrite to replace it",
-                    r.inner
-                )));
-            }
+        if !mode.applies() {
+            in_the_keys_way(cfg, kind, idx, &r.inner, keys_made).map_err(fail)?;
         }
         let mut entry_actions = parents(&mut planned_dirs, &entry, &r.missing);
         let change = match kind {
@@ -522,15 +454,7 @@ pub fn run(
                 change: c,
             });
         }
-        let rewrites = |a: &Action| {
-            (databases.iter().enumerate())
-                .filter_map(|(i, d)| Some((i, d.as_deref()?)))
-                .find(|(_, d)| *d == a.path || ancestors(d).any(|p| p == a.path))
-                .map(|(i, _)| i)
-        };
-        let touched: Vec<(usize, &Action)> = (entry_actions.iter())
-            .filter_map(|a| Some((rewrites(a)?, a)))
-            .collect();
+        let touched = touched_databases(&databases, &entry_actions);
         if mode.applies() {
             for a in &entry_actions {
                 execute(a, root).map_err(|e| fail(format!("{}: {e}", a.path)))?;
@@ -540,21 +464,8 @@ pub fn run(
             }
         } else {
             for (which, a) in touched {
-                let text = match &a.change {
-                    Change::WriteFile { data, .. }
-                        if databases[which].as_deref() == Some(&a.path) =>
-                    {
-                        let bytes = data.to_vec().map_err(|e| fail(e.to_string()))?;
-                        String::from_utf8_lossy(&bytes).into_owned()
-                    }
-                    Change::AppendFile { data, .. } => {
-                        let mut bytes = std::fs::read(root.host(&a.path)).unwrap_or_default();
-                        bytes.extend(data.to_vec().map_err(|e| fail(e.to_string()))?);
-                        String::from_utf8_lossy(&bytes).into_owned()
-                    }
-                    Change::SetAttrs { .. } | Change::CreateParent => continue,
-                    // Replaced by something that is no database (or emptied): no names.
-                    _ => String::new(),
+                let Some(text) = database_text(&databases, which, a, root).map_err(fail)? else {
+                    continue;
                 };
                 owners = std::borrow::Cow::Owned(owners.into_owned().with_database(which, &text));
             }
@@ -568,6 +479,153 @@ pub fn run(
         actions.extend(entry_actions);
     }
     Ok(actions)
+}
+
+/// A file's plan: the change it needs (none: as desired), or why it cannot be made.
+type FileChange = Result<Option<Change>, String>;
+
+/// Where an entry's path leads: as planned early (with the file's plan), or resolved now;
+/// when planning below what an earlier entry empties or replaces (`gone`), the way the run
+/// makes anew.
+fn resolve(
+    pre: Option<PlannedFile>,
+    root: &Root,
+    path: &str,
+    gone: bool,
+    wiped: &HashSet<String>,
+) -> Result<(Resolved, Option<FileChange>), String> {
+    if let Some(p) = pre {
+        let (r, c) = p?;
+        return Ok((r, Some(c)));
+    }
+    match root.resolve(path) {
+        Ok(r) => Ok((r, None)),
+        // Planning: what stood in the way on the disk is below a path an earlier entry
+        // empties or replaces; the run makes the way anew.
+        Err(_) if gone => {
+            let under = |p: &&str| ancestors(p).any(|a| wiped.contains(a));
+            let missing = ancestors(path).filter(under).map(String::from);
+            let r = Resolved {
+                host: root.host(path),
+                inner: path.to_string(),
+                missing: missing.collect(),
+            };
+            Ok((r, None))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The path was resolved before anything was written; a symbolic link this run made since,
+/// with an absolute target, may now stand on it. Upstream hands the kernel the host path,
+/// which follows that link out of the root (and fails, or writes to the host's own
+/// directories): flint refuses it before anything is written there.
+fn not_through_made_link(path: &str, made_links: &HashSet<String>) -> Result<(), String> {
+    match ancestors(path).find(|p| made_links.contains(*p)) {
+        Some(link) => Err(format!(
+            "{path} goes through {link}, a symbolic link to an absolute path made by an \
+             earlier entry, which would lead outside the root"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The index of an entry in its list.
+fn index(entry: &JsonPath) -> usize {
+    match entry.segs().last() {
+        Some(flint_go::tree::Seg::Index(i)) => *i,
+        _ => 0,
+    }
+}
+
+/// Planning without applying only reads the disk, and a file's plan depends on no earlier
+/// entry (only directories and links look at what earlier entries would create): the
+/// files, a stat, open, read and compare each, are planned on all cores first.
+fn plan_files_early(
+    order: &[(usize, JsonPath, String)],
+    cfg: &Config,
+    fetched: &Fetched,
+    root: &Root,
+    owners: &Owners,
+    first_run: bool,
+) -> Vec<Option<PlannedFile>> {
+    use rayon::prelude::*;
+    (order.par_iter())
+        .map(|(kind, entry, path)| {
+            (*kind == 1).then(|| {
+                root.resolve(path).map(|r| {
+                    let host = Some(r.host.as_path());
+                    let c = plan_file(cfg, index(entry), entry, fetched, host, owners, first_run);
+                    (r, c)
+                })
+            })
+        })
+        .collect()
+}
+
+/// Planning: the SSH keys step runs first, and what it makes (`.ssh`, the keys file) is in
+/// the way of an entry there without overwrite, as in the run.
+fn in_the_keys_way(
+    cfg: &Config,
+    kind: usize,
+    idx: usize,
+    inner: &str,
+    keys_made: &HashMap<String, bool>,
+) -> Result<(), String> {
+    let Some(&is_dir) = keys_made.get(inner) else {
+        return Ok(());
+    };
+    let (overwrite, in_the_way) = match kind {
+        0 => (cfg.storage.directories[idx].overwrite, !is_dir),
+        1 => (cfg.storage.files[idx].overwrite, true),
+        _ => (cfg.storage.links[idx].overwrite, true),
+    };
+    if in_the_way && overwrite != Some(true) {
+        return Err(format!(
+            "{inner} is made by the SSH keys step, which runs first; set overwrite to replace it"
+        ));
+    }
+    Ok(())
+}
+
+/// The actions that rewrite one of the account databases (or what leads to one), with the
+/// database's index.
+fn touched_databases<'a>(
+    databases: &[Option<String>],
+    actions: &'a [Action],
+) -> Vec<(usize, &'a Action)> {
+    let rewrites = |a: &Action| {
+        (databases.iter().enumerate())
+            .filter_map(|(i, d)| Some((i, d.as_deref()?)))
+            .find(|(_, d)| *d == a.path || ancestors(d).any(|p| p == a.path))
+            .map(|(i, _)| i)
+    };
+    (actions.iter())
+        .filter_map(|a| Some((rewrites(a)?, a)))
+        .collect()
+}
+
+/// Planning: what database `which` will hold after `a` (`None`: unchanged by it).
+fn database_text(
+    databases: &[Option<String>],
+    which: usize,
+    a: &Action,
+    root: &Root,
+) -> Result<Option<String>, String> {
+    Ok(Some(match &a.change {
+        Change::WriteFile { data, .. } if databases[which].as_deref() == Some(&a.path) => {
+            let bytes = data.to_vec().map_err(|e| e.to_string())?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+        Change::AppendFile { data, .. } => {
+            let mut bytes = std::fs::read(root.host(&a.path)).unwrap_or_default();
+            bytes.extend(data.to_vec().map_err(|e| e.to_string())?);
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+        Change::SetAttrs { .. } | Change::CreateParent => return Ok(None),
+        // Replaced by something that is no database (or emptied): no names.
+        _ => String::new(),
+    }))
 }
 
 /// Planning: what an earlier entry makes at a path, where that is known.

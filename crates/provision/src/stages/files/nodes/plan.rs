@@ -258,59 +258,7 @@ pub(crate) fn plan_link(
     let target = l.target.clone().unwrap_or_default();
     let (kind, meta) = observe(host);
     if l.hard == Some(true) {
-        // A hard link's target is a path in the root even when it is relative (upstream
-        // joins it to the root, `..` stopping there): unlike a symbolic link's, it is not
-        // read from the link's directory.
-        let t = root.resolve(&flint_ignition::validate::paths::clean(&format!(
-            "/{target}"
-        )))?;
-        let tmeta = match std::fs::symlink_metadata(&t.host) {
-            Ok(m) => Some(m),
-            // Not there yet, but an earlier entry makes it a directory, or this one makes it
-            // on its way (a link below its own target), when planning.
-            Err(_)
-                if made.get(&t.inner) == Some(&Made::Dir)
-                    || (host != t.host && host.starts_with(&t.host)) =>
-            {
-                return Err(format!(
-                    "hard link target {target} is a directory: the kernel links no directories"
-                ));
-            }
-            // Not there yet, but an earlier entry creates it (when planning).
-            Err(_) if planned.contains(&t.inner) => None,
-            Err(_) => return Err(format!("hard link target {target} does not exist")),
-        };
-        // With overwrite, upstream removes what is at the path (all of it) before linking:
-        // a target there, or below it, is gone by then and the link fails.
-        if overwrite && !matches!(kind, Kind::None) && t.host.starts_with(host) {
-            return Err(format!(
-                "hard link target {target} is removed with what overwrite removes at the link's path"
-            ));
-        }
-        let same = match (&meta, &tmeta) {
-            (Some(m), Some(tm)) => m.ino() == tm.ino() && m.dev() == tm.dev(),
-            _ => false,
-        };
-        // What the run would make the kernel refuse (EPERM), found before anything is written.
-        if tmeta.as_ref().is_some_and(|m| m.is_dir()) && (!same || overwrite) {
-            return Err(format!(
-                "hard link target {target} is a directory: the kernel links no directories"
-            ));
-        }
-        return match (kind, meta) {
-            (Kind::None, _) => Ok(Some(Change::Hardlink {
-                target: t.inner,
-                replace: false,
-            })),
-            _ if same => Ok(None),
-            _ if overwrite => Ok(Some(Change::Hardlink {
-                target: t.inner,
-                replace: true,
-            })),
-            _ => {
-                Err("something else is at the hard link's path; set overwrite to replace it".into())
-            }
-        };
+        return plan_hard_link(&target, overwrite, host, (kind, meta), root, planned, made);
     }
     // Without an owner, the link gets the owner of what it points to (as upstream does).
     // As upstream, the owner of whatever the new link reaches when followed by the kernel
@@ -411,4 +359,68 @@ pub(crate) fn parents(
             change: Change::CreateParent,
         })
         .collect()
+}
+
+/// A hard link: its target is resolved in the root and must be something the kernel links
+/// (no directory), there or made by an earlier entry.
+fn plan_hard_link(
+    target: &str,
+    overwrite: bool,
+    host: &Path,
+    (kind, meta): (Kind, Option<std::fs::Metadata>),
+    root: &Root,
+    planned: &HashSet<String>,
+    made: &HashMap<String, Made>,
+) -> Result<Option<Change>, String> {
+    // A hard link's target is a path in the root even when it is relative (upstream
+    // joins it to the root, `..` stopping there): unlike a symbolic link's, it is not
+    // read from the link's directory.
+    let t = root.resolve(&flint_ignition::validate::paths::clean(&format!(
+        "/{target}"
+    )))?;
+    let tmeta = match std::fs::symlink_metadata(&t.host) {
+        Ok(m) => Some(m),
+        // Not there yet, but an earlier entry makes it a directory, or this one makes it
+        // on its way (a link below its own target), when planning.
+        Err(_)
+            if made.get(&t.inner) == Some(&Made::Dir)
+                || (host != t.host && host.starts_with(&t.host)) =>
+        {
+            return Err(format!(
+                "hard link target {target} is a directory: the kernel links no directories"
+            ));
+        }
+        // Not there yet, but an earlier entry creates it (when planning).
+        Err(_) if planned.contains(&t.inner) => None,
+        Err(_) => return Err(format!("hard link target {target} does not exist")),
+    };
+    // With overwrite, upstream removes what is at the path (all of it) before linking:
+    // a target there, or below it, is gone by then and the link fails.
+    if overwrite && !matches!(kind, Kind::None) && t.host.starts_with(host) {
+        return Err(format!(
+            "hard link target {target} is removed with what overwrite removes at the link's path"
+        ));
+    }
+    let same = match (&meta, &tmeta) {
+        (Some(m), Some(tm)) => m.ino() == tm.ino() && m.dev() == tm.dev(),
+        _ => false,
+    };
+    // What the run would make the kernel refuse (EPERM), found before anything is written.
+    if tmeta.as_ref().is_some_and(|m| m.is_dir()) && (!same || overwrite) {
+        return Err(format!(
+            "hard link target {target} is a directory: the kernel links no directories"
+        ));
+    }
+    match (kind, meta) {
+        (Kind::None, _) => Ok(Some(Change::Hardlink {
+            target: t.inner,
+            replace: false,
+        })),
+        _ if same => Ok(None),
+        _ if overwrite => Ok(Some(Change::Hardlink {
+            target: t.inner,
+            replace: true,
+        })),
+        _ => Err("something else is at the hard link's path; set overwrite to replace it".into()),
+    }
 }

@@ -162,9 +162,47 @@ pub fn run(
     first_run: bool,
     notated: &[String],
 ) -> Result<Vec<Change>, EntryError> {
-    let mut out = Vec::new();
     let owners = Owners::read(root);
+    let mut out = group_changes(cfg, root, &owners);
+    let users = JsonPath::root().key("passwd").key("users");
+    for (i, u) in cfg.passwd.users.iter().enumerate() {
+        let entry = users.index(i);
+        if let Some((tool, args, what)) = user_change(u, root, &owners) {
+            out.push(Change {
+                entry: entry.clone(),
+                what,
+                command: Some((tool.into(), args)),
+                keys: None,
+                path: None,
+            });
+        }
+        out.extend(keys_change(u, root, &entry, mode, first_run)?);
+    }
+    if !mode.applies() && first_run {
+        refused_databases(root, &out)?;
+    }
+    if !mode.applies() {
+        let rehearsed = rehearse::shadow_tools(cfg, root, &out)?;
+        if first_run && let Some(passwd) = rehearsed {
+            rehearsed_keys_writable(cfg, root, &passwd)?;
+        }
+    }
+    if mode.applies() {
+        make(cfg, root, &out, notated)?;
+    }
+    if first_run {
+        homes_exist(cfg, root, &out, mode)?;
+    }
+    Ok(out)
+}
+
+/// A planned change of a group or user: the tool, its arguments, the plan line.
+type ToolRun = (&'static str, Vec<String>, String);
+
+/// The groups' changes, in the config's order.
+fn group_changes(cfg: &Config, root: &Root, owners: &Owners) -> Vec<Change> {
     let groups = JsonPath::root().key("passwd").key("groups");
+    let mut out = Vec::new();
     for (i, g) in cfg.passwd.groups.iter().enumerate() {
         let exists = owners.gid(&g.name).is_ok();
         let entry = groups.index(i);
@@ -211,153 +249,147 @@ pub fn run(
             });
         }
     }
-    let users = JsonPath::root().key("passwd").key("users");
-    for (i, u) in cfg.passwd.users.iter().enumerate() {
-        let entry = users.index(i);
-        let existing = passwd_entry(root, &u.name);
-        let change = match (u.should_exist, &existing) {
-            (Some(false), Some(_)) => Some((
-                "userdel",
-                vec!["--remove".into(), u.name.clone()],
-                format!("remove user {}", u.name),
-            )),
-            (Some(false), None) => None,
-            (_, None) => Some((
-                "useradd",
-                user_args(u, false),
-                format!("add user {}", u.name),
-            )),
-            (_, Some(f)) => {
-                let differs = |idx: usize, v: &Option<String>| {
-                    given(v).is_some_and(|v| f.get(idx) != Some(v))
-                };
-                let uid_differs = u.uid.is_some_and(|id| f.get(2) != Some(&id.to_string()));
-                let primary_differs = given(&u.primary_group).is_some_and(|g| {
-                    gid_of(&owners, g).map(|id| id.to_string()).as_ref() != f.get(3)
-                });
-                // usermod --password also dates the change: an empty date is filled in.
-                let undated =
-                    || db_field(root, "/etc/shadow", &u.name, 2).is_some_and(|d| d.is_empty());
-                let hash_differs = hash_of(u).is_some_and(|h| {
-                    stored_hash(root, "/etc/shadow", "/etc/passwd", &u.name).as_ref() != Some(&h)
-                        || undated()
-                });
-                // --groups sets the supplementary groups: exactly these, no others, in the
-                // member lists of both databases.
-                let groups_differ = !u.groups.is_empty() && {
-                    let mut want: Vec<String> = (u.groups.iter())
-                        .map(|g| match g.parse() {
-                            Ok(gid) => owners.group_name(gid),
-                            Err(_) => g.clone(),
-                        })
-                        .collect();
-                    want.sort();
-                    want.dedup();
-                    member_of(root, "/etc/group", &u.name).unwrap_or_default() != want
-                        || member_of(root, "/etc/gshadow", &u.name).is_some_and(|m| m != want)
-                };
-                let needs = differs(4, &u.gecos)
-                    || differs(5, &u.home_dir)
-                    || differs(6, &u.shell)
-                    || uid_differs
-                    || primary_differs
-                    || hash_differs
-                    || groups_differ;
-                needs.then(|| {
-                    (
-                        "usermod",
-                        user_args(u, true),
-                        format!("modify user {}", u.name),
-                    )
-                })
-            }
-        };
-        if let Some((tool, args, what)) = change {
-            out.push(Change {
-                entry: entry.clone(),
-                what,
-                command: Some((tool.into(), args)),
-                keys: None,
-                path: None,
+    out
+}
+
+/// What the user's entry changes in the databases, if anything.
+fn user_change(u: &PasswdUser, root: &Root, owners: &Owners) -> Option<ToolRun> {
+    let existing = passwd_entry(root, &u.name);
+    match (u.should_exist, &existing) {
+        (Some(false), Some(_)) => Some((
+            "userdel",
+            vec!["--remove".into(), u.name.clone()],
+            format!("remove user {}", u.name),
+        )),
+        (Some(false), None) => None,
+        (_, None) => Some((
+            "useradd",
+            user_args(u, false),
+            format!("add user {}", u.name),
+        )),
+        (_, Some(f)) => {
+            let differs =
+                |idx: usize, v: &Option<String>| given(v).is_some_and(|v| f.get(idx) != Some(v));
+            let uid_differs = u.uid.is_some_and(|id| f.get(2) != Some(&id.to_string()));
+            let primary_differs = given(&u.primary_group)
+                .is_some_and(|g| gid_of(owners, g).map(|id| id.to_string()).as_ref() != f.get(3));
+            // usermod --password also dates the change: an empty date is filled in.
+            let undated =
+                || db_field(root, "/etc/shadow", &u.name, 2).is_some_and(|d| d.is_empty());
+            let hash_differs = hash_of(u).is_some_and(|h| {
+                stored_hash(root, "/etc/shadow", "/etc/passwd", &u.name).as_ref() != Some(&h)
+                    || undated()
             });
-        }
-        let want = keys_text(&u.ssh_authorized_keys);
-        let place = keys_place(root, &u.name);
-        if u.should_exist != Some(false)
-            && !u.ssh_authorized_keys.is_empty()
-            && keys_need_writing(root, &u.name, place.as_ref().map(|p| &p.1), &want)
-        {
-            // (Not for a home the run moves: the keys go to the new one.)
-            if !mode.applies()
-                && first_run
-                && !home_moves(root, u)
-                && let Some((_, target)) = &place
-            {
-                keys_writable(root, &u.name, target).map_err(|message| EntryError {
-                    entry: entry.key("sshAuthorizedKeys"),
-                    message,
-                })?;
-            }
-            out.push(Change {
-                entry: entry.key("sshAuthorizedKeys"),
-                what: format!(
-                    "write {} SSH keys of {}",
-                    u.ssh_authorized_keys.len(),
-                    u.name
-                ),
-                command: None,
-                keys: Some((u.name.clone(), u.ssh_authorized_keys.clone())),
-                path: place.map(|(inner, _)| inner),
-            });
-        }
-    }
-    if !mode.applies() && first_run {
-        refused_databases(root, &out)?;
-    }
-    if !mode.applies() {
-        let rehearsed = rehearse::shadow_tools(cfg, root, &out)?;
-        if first_run && let Some(passwd) = rehearsed {
-            rehearsed_keys_writable(cfg, root, &passwd)?;
-        }
-    }
-    if mode.applies() {
-        for c in &out {
-            let fail = |message: String| EntryError {
-                entry: c.entry.clone(),
-                message,
+            // --groups sets the supplementary groups: exactly these, no others, in the
+            // member lists of both databases.
+            let groups_differ = !u.groups.is_empty() && {
+                let mut want: Vec<String> = (u.groups.iter())
+                    .map(|g| match g.parse() {
+                        Ok(gid) => owners.group_name(gid),
+                        Err(_) => g.clone(),
+                    })
+                    .collect();
+                want.sort();
+                want.dedup();
+                member_of(root, "/etc/group", &u.name).unwrap_or_default() != want
+                    || member_of(root, "/etc/gshadow", &u.name).is_some_and(|m| m != want)
             };
-            if let Some((tool, args)) = &c.command {
-                let res = Command::new(tool)
-                    .arg("--root")
-                    .arg(&root.dir)
-                    .args(args)
-                    .output()
-                    .map_err(|e| fail(format!("running {tool}: {e}")))?;
-                if !res.status.success() {
-                    return Err(fail(format!(
-                        "{tool} failed: {}",
-                        String::from_utf8_lossy(&res.stderr).trim()
-                    )));
-                }
-            }
-            if let Some((user, keys)) = &c.keys {
-                // Before the keys, as upstream: the user may then write into a mount point
-                // made in their home.
-                hand_over(cfg, root, user, notated).map_err(fail)?;
-                write_keys(root, user, keys).map_err(fail)?;
-            }
+            let needs = differs(4, &u.gecos)
+                || differs(5, &u.home_dir)
+                || differs(6, &u.shell)
+                || uid_differs
+                || primary_differs
+                || hash_differs
+                || groups_differ;
+            needs.then(|| {
+                (
+                    "usermod",
+                    user_args(u, true),
+                    format!("modify user {}", u.name),
+                )
+            })
         }
-        for u in &cfg.passwd.users {
-            hand_over(cfg, root, &u.name, notated).map_err(|message| EntryError {
-                entry: users.clone(),
+    }
+}
+
+/// The user's SSH keys, when they are to be written; on a first run's plan, whether the
+/// keys file's write would be refused is found out now.
+fn keys_change(
+    u: &PasswdUser,
+    root: &Root,
+    entry: &JsonPath,
+    mode: Mode,
+    first_run: bool,
+) -> Result<Option<Change>, EntryError> {
+    let want = keys_text(&u.ssh_authorized_keys);
+    let place = keys_place(root, &u.name);
+    if u.should_exist != Some(false)
+        && !u.ssh_authorized_keys.is_empty()
+        && keys_need_writing(root, &u.name, place.as_ref().map(|p| &p.1), &want)
+    {
+        // (Not for a home the run moves: the keys go to the new one.)
+        if !mode.applies()
+            && first_run
+            && !home_moves(root, u)
+            && let Some((_, target)) = &place
+        {
+            keys_writable(root, &u.name, target).map_err(|message| EntryError {
+                entry: entry.key("sshAuthorizedKeys"),
                 message,
             })?;
         }
+        return Ok(Some(Change {
+            entry: entry.key("sshAuthorizedKeys"),
+            what: format!(
+                "write {} SSH keys of {}",
+                u.ssh_authorized_keys.len(),
+                u.name
+            ),
+            command: None,
+            keys: Some((u.name.clone(), u.ssh_authorized_keys.clone())),
+            path: place.map(|(inner, _)| inner),
+        }));
     }
-    if first_run {
-        homes_exist(cfg, root, &out, mode)?;
+    Ok(None)
+}
+
+/// Runs the shadow tools and writes the keys, change by change; then hands the users the
+/// mount points made in their homes.
+fn make(cfg: &Config, root: &Root, out: &[Change], notated: &[String]) -> Result<(), EntryError> {
+    let users = JsonPath::root().key("passwd").key("users");
+    for c in out {
+        let fail = |message: String| EntryError {
+            entry: c.entry.clone(),
+            message,
+        };
+        if let Some((tool, args)) = &c.command {
+            let res = Command::new(tool)
+                .arg("--root")
+                .arg(&root.dir)
+                .args(args)
+                .output()
+                .map_err(|e| fail(format!("running {tool}: {e}")))?;
+            if !res.status.success() {
+                return Err(fail(format!(
+                    "{tool} failed: {}",
+                    String::from_utf8_lossy(&res.stderr).trim()
+                )));
+            }
+        }
+        if let Some((user, keys)) = &c.keys {
+            // Before the keys, as upstream: the user may then write into a mount point
+            // made in their home.
+            hand_over(cfg, root, user, notated).map_err(fail)?;
+            write_keys(root, user, keys).map_err(fail)?;
+        }
     }
-    Ok(out)
+    for u in &cfg.passwd.users {
+        hand_over(cfg, root, &u.name, notated).map_err(|message| EntryError {
+            entry: users.clone(),
+            message,
+        })?;
+    }
+    Ok(())
 }
 
 /// Gives `user` (of the config, not `noCreateHome`, meant to exist) the mount points the
