@@ -6,10 +6,10 @@
 use crate::common;
 use crate::support;
 
+use crate::common::TempDir;
 use std::path::Path;
 use std::process::Output;
 use support::devices::{Loop, Mounted, blkid, sh};
-use support::scratch;
 
 fn flint(args: &[&str]) -> Output {
     std::process::Command::new(common::flint())
@@ -98,7 +98,7 @@ const SWAP: &str = "0657FD6D-A4AB-43C4-84E5-0933C84B4F4F";
 
 #[test]
 fn a_full_layout_provisions_then_reapplies_nothing_and_keeps_data() {
-    let dir = scratch("disks-full");
+    let dir = TempDir::new("disks-full");
     let disk = Loop::new(&dir, "disk", 1100);
     let config = format!(
         r#"{{"ignition":{{"version":"3.4.0"}},
@@ -301,7 +301,7 @@ fn every_row_of_the_partition_decision_table() {
         },
     ];
     for row in rows {
-        let dir = scratch("disks-row");
+        let dir = TempDir::new("disks-row");
         let disk = if row.present {
             disk_with_old(&dir)
         } else {
@@ -357,7 +357,7 @@ fn every_row_of_the_partition_decision_table() {
 
 #[test]
 fn a_partition_that_does_not_fit_fails_before_anything_is_written() {
-    let dir = scratch("disks-fit");
+    let dir = TempDir::new("disks-fit");
     let disk = Loop::new(&dir, "disk", 64);
     let config = format!(
         r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{"disks":[{{"device":"{}","partitions":[
@@ -376,7 +376,7 @@ fn a_partition_that_does_not_fit_fails_before_anything_is_written() {
 
 #[test]
 fn a_mounted_partition_is_not_changed() {
-    let dir = scratch("disks-busy");
+    let dir = TempDir::new("disks-busy");
     let disk = disk_with_old(&dir);
     sh("partx", &["-a", disk.path()]);
     sh("mkfs.ext4", &["-q", &disk.part(1)]);
@@ -392,7 +392,7 @@ fn a_mounted_partition_is_not_changed() {
 
 #[test]
 fn filesystems_are_reused_only_when_they_match() {
-    let dir = scratch("disks-fs");
+    let dir = TempDir::new("disks-fs");
     let disk = disk_with_old(&dir);
     sh("partx", &["-a", disk.path()]);
     sh("mkfs.ext4", &["-q", "-L", "data", &disk.part(1)]);
@@ -453,7 +453,7 @@ fn filesystems_are_reused_only_when_they_match() {
 fn an_empty_uuid_goes_to_mkfs_as_given() {
     // mkfs.btrfs takes `-U ""` and draws a UUID (the other tools refuse it, as under
     // upstream); the check after mkfs does not ask for the empty one.
-    let dir = scratch("disks-empty-uuid");
+    let dir = TempDir::new("disks-empty-uuid");
     let disk = Loop::new(&dir, "disk", 160);
     let cfg = |format: &str| {
         format!(
@@ -470,7 +470,7 @@ fn an_empty_uuid_goes_to_mkfs_as_given() {
 
 #[test]
 fn a_failed_mount_unmounts_what_was_mounted() {
-    let dir = scratch("disks-mountfail");
+    let dir = TempDir::new("disks-mountfail");
     let disk = Loop::new(&dir, "disk", 300);
     let config = format!(
         r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{
@@ -491,7 +491,7 @@ fn a_failed_mount_unmounts_what_was_mounted() {
 
 #[test]
 fn disk_aliases_resolve_without_udev() {
-    let dir = scratch("disks-alias");
+    let dir = TempDir::new("disks-alias");
     let disk = disk_with_old(&dir);
     sh("partx", &["-a", disk.path()]);
     let label = format!("fl{}", std::process::id() % 100_000);
@@ -526,7 +526,7 @@ fn disk_aliases_resolve_without_udev() {
 /// entry and refused for an ext4 one (both as the reference does).
 #[test]
 fn an_ambivalent_probe_reads_as_upstreams_fallback() {
-    let dir = scratch("disks-ambivalent");
+    let dir = TempDir::new("disks-ambivalent");
     let disk = Loop::new(&dir, "amb", 64);
     let old = dir.join("ext4.img");
     std::fs::File::create(&old)
@@ -578,7 +578,7 @@ fn an_ambivalent_probe_reads_as_upstreams_fallback() {
 /// the user's SSH keys can then be written. The directory below the mount stays root's.
 #[test]
 fn a_mount_point_made_in_a_new_users_home_is_theirs() {
-    let dir = scratch("disks-home-mount");
+    let dir = TempDir::new("disks-home-mount");
     let disk = Loop::new(&dir, "home", 64);
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("etc")).unwrap();
@@ -621,7 +621,7 @@ fn a_mount_point_made_in_a_new_users_home_is_theirs() {
 // Re-applying changes nothing.
 #[test]
 fn number_zero_takes_the_gap_before_the_first_mib_as_sgdisk_does() {
-    let dir = scratch("disks-gap");
+    let dir = TempDir::new("disks-gap");
     let disk = disk_with_old(&dir);
     let config = format!(
         r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"disks":[{{"device":"{}","wipeTable":true,
@@ -646,7 +646,7 @@ fn number_zero_takes_the_gap_before_the_first_mib_as_sgdisk_does() {
 // nothing changes.
 #[test]
 fn number_zero_with_a_label_on_a_foreign_table_is_a_new_partition_then_found_again() {
-    let dir = scratch("disks-label");
+    let dir = TempDir::new("disks-label");
     let disk = Loop::new(&dir, "disk", 64);
     let image = disk.image.to_str().unwrap();
     sh(
@@ -688,7 +688,7 @@ fn number_zero_with_a_label_on_a_foreign_table_is_a_new_partition_then_found_aga
 // the next partition: upstream fails, and so does flint on a table it did not make.
 #[test]
 fn an_unsized_wiped_entry_fails_as_upstream_on_a_foreign_table_and_reruns_on_its_own() {
-    let dir = scratch("disks-unsized");
+    let dir = TempDir::new("disks-unsized");
     let disk = Loop::new(&dir, "disk", 64);
     let image = disk.image.to_str().unwrap();
     sh(
@@ -704,7 +704,7 @@ fn an_unsized_wiped_entry_fails_as_upstream_on_a_foreign_table_and_reruns_on_its
     let err = failed(&provision("apply", &dir, &config(disk.path())));
     assert!(err.contains("partitions.0"), "{err}");
     // Made by flint: the entry creates partition 1 over an empty disk, then re-runs cleanly.
-    let dir2 = scratch("disks-unsized-own");
+    let dir2 = TempDir::new("disks-unsized-own");
     let own = Loop::new(&dir2, "disk", 64);
     ok(&provision("apply", &dir2, &config(own.path())));
     let (first, _, _, _) = sgdisk_info(&own.image, 1).expect("partition 1");
@@ -716,7 +716,7 @@ fn an_unsized_wiped_entry_fails_as_upstream_on_a_foreign_table_and_reruns_on_its
 /// `sgdisk --zap-all` is not followed by a run that writes one); a re-run changes nothing.
 #[test]
 fn a_wipe_with_nothing_to_make_leaves_no_table() {
-    let dir = scratch("disks-wipe-none");
+    let dir = TempDir::new("disks-wipe-none");
     let disk = Loop::new(&dir, "disk", 64);
     let image = disk.image.to_str().unwrap();
     sh("sgdisk", &["-n", "1:3M:+4M", "-c", "1:A", image]);
@@ -743,7 +743,7 @@ fn a_wipe_with_nothing_to_make_leaves_no_table() {
 // changes nothing.
 #[test]
 fn a_start_of_zero_on_a_wiped_entry_succeeds_and_reruns_in_place() {
-    let dir = scratch("disks-start0");
+    let dir = TempDir::new("disks-start0");
     let disk = Loop::new(&dir, "disk", 64);
     let image = disk.image.to_str().unwrap();
     sh("sgdisk", &["-n", "1:3M:+4M", "-c", "1:C", image]);
@@ -769,7 +769,7 @@ fn a_start_of_zero_on_a_wiped_entry_succeeds_and_reruns_in_place() {
 /// storage harness's port of upstream's scenarios): another GUID there means a new table.
 #[test]
 fn a_wipe_keeps_a_table_only_with_the_guids_the_config_gives() {
-    let dir = scratch("disks-wipe-guid");
+    let dir = TempDir::new("disks-wipe-guid");
     let disk = Loop::new(&dir, "disk", 64);
     let image = disk.image.to_str().unwrap();
     let (old, new) = (
@@ -817,7 +817,7 @@ fn a_wipe_keeps_a_table_only_with_the_guids_the_config_gives() {
 /// `partition.no-op.nonexistent`); one that should exist there is refused.
 #[test]
 fn should_not_exist_beyond_the_table_is_nothing_to_do() {
-    let dir = scratch("disks-beyond");
+    let dir = TempDir::new("disks-beyond");
     let disk = Loop::new(&dir, "disk", 64);
     let image = disk.image.to_str().unwrap();
     let config = |number: u32, exist: bool| {

@@ -5,11 +5,12 @@
 use crate::common;
 use crate::support;
 
+use crate::common::TempDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 use support::devices::{Loop, Mounted, blkid, sh};
-use support::{Reply, Server, ok, scratch};
+use support::{Reply, Server, ok};
 
 fn apply(dir: &Path, root: &Path, config: &str, env: &[(&str, &str)]) -> Output {
     let file = dir.join("config.ign");
@@ -90,7 +91,7 @@ fn files_config(files: &[(String, String)]) -> String {
 
 #[test]
 fn a_download_cut_short_touches_nothing_and_a_rerun_converges() {
-    let dir = scratch("fault-fetch");
+    let dir = TempDir::new("fault-fetch");
     let root = dir.join("root");
     std::fs::create_dir_all(&root).unwrap();
     let server = Server::start(None);
@@ -117,7 +118,7 @@ fn a_download_cut_short_touches_nothing_and_a_rerun_converges() {
 
 #[test]
 fn a_full_filesystem_leaves_no_partial_file_and_a_rerun_converges() {
-    let dir = scratch("fault-full");
+    let dir = TempDir::new("fault-full");
     let disk = Loop::new(&dir, "small", 8);
     sh("mkfs.ext4", &["-q", "-m", "0", disk.path()]);
     let root = dir.join("root");
@@ -159,7 +160,7 @@ fn a_full_filesystem_leaves_no_partial_file_and_a_rerun_converges() {
 
 #[test]
 fn a_missing_tool_is_named_and_a_rerun_with_it_converges() {
-    let dir = scratch("fault-tool");
+    let dir = TempDir::new("fault-tool");
     let disk = Loop::new(&dir, "disk", 320);
     // A PATH with every tool but mkfs.xfs.
     let bin = dir.join("bin");
@@ -207,7 +208,7 @@ fn a_missing_tool_is_named_and_a_rerun_with_it_converges() {
 
 #[test]
 fn a_device_that_is_not_there_is_named_and_a_rerun_converges() {
-    let dir = scratch("fault-device");
+    let dir = TempDir::new("fault-device");
     let label = format!("gone{}", std::process::id() % 100_000);
     let image = dir.join("disk.img");
     std::fs::File::create(&image)
@@ -261,7 +262,7 @@ impl Drop for Detach {
 
 #[test]
 fn kill_9_in_the_middle_then_a_rerun_converges() {
-    let dir = scratch("fault-kill");
+    let dir = TempDir::new("fault-kill");
     let root = dir.join("root");
     std::fs::create_dir_all(&root).unwrap();
     let content = |i: usize| format!("{i:06}-").repeat(600);
@@ -336,7 +337,7 @@ fn kill_9_in_the_middle_then_a_rerun_converges() {
 /// it runs. A run on another root with the same state directory waits its turn.
 #[test]
 fn a_second_apply_is_refused_while_one_runs_on_the_same_root() {
-    let dir = scratch("fault-lock");
+    let dir = TempDir::new("fault-lock");
     let root = dir.join("root");
     std::fs::create_dir_all(&root).unwrap();
     let server = Server::start(None);

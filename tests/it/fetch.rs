@@ -2,6 +2,7 @@
 //! HTTPS (a CA made by the test), a forwarding proxy, TFTP (tftpd-hpa), S3 and GCS paths
 //! through the endpoint override, and the faults the issue names.
 use crate::common;
+use crate::common::TempDir;
 use crate::support;
 
 use flint_provision::acquire::{Places, Source};
@@ -38,7 +39,7 @@ fn options(dir: &Path, config: &str, settings: Settings) -> Options {
 }
 
 fn run(config: &str) -> Result<Acquired, StageError> {
-    let dir = scratch("fetch");
+    let dir = TempDir::new("fetch");
     fetch_stage(&options(&dir, config, Settings::default()))
 }
 
@@ -406,7 +407,7 @@ fn redirect_loops_hash_mismatches_corrupt_gzip_and_oversize_fail() {
         ..Settings::default()
     };
     for (src, comp) in [(s.url("/big"), ""), (bomb_url, r#","compression":"gzip""#)] {
-        let dir = scratch("limit");
+        let dir = TempDir::new("limit");
         let files = format!(r#"{{"path":"/x","contents":{{"source":"{src}"{comp}}}}}"#);
         let e = fetch_stage(&options(&dir, &file_config("", &files), limited.clone()))
             .err()
@@ -417,7 +418,7 @@ fn redirect_loops_hash_mismatches_corrupt_gzip_and_oversize_fail() {
 
 #[test]
 fn tftp_files_come_from_a_real_tftp_server() {
-    let dir = scratch("tftp");
+    let dir = TempDir::new("tftp");
     let content: Vec<u8> = (0..3000u32).flat_map(|i| i.to_le_bytes()).collect();
     std::fs::write(dir.join("blob.bin"), &content).unwrap();
     std::fs::write(dir.join("exact.bin"), vec![7u8; 1024]).unwrap();
@@ -466,7 +467,7 @@ fn s3_arn_and_gs_objects_through_the_endpoint_override() {
     let files = r#"{"path":"/a","contents":{"source":"s3://bucket/dir/key?versionId=v1"}},
         {"path":"/b","contents":{"source":"arn:aws:s3:us-east-1:123456789012:accesspoint/ap/object/some/key"}},
         {"path":"/c","contents":{"source":"gs://gbucket/obj"}}"#;
-    let dir = scratch("s3");
+    let dir = TempDir::new("s3");
     let acq = fetch_stage(&options(&dir, &file_config("", files), settings.clone())).unwrap();
     assert_eq!(contents(&acq, 0), b"s3 object");
     assert_eq!(contents(&acq, 1), b"access point object");
@@ -651,7 +652,7 @@ fn config_sources_cmdline_fw_cfg_and_none() {
         "/user.ign",
         ok(r#"{"ignition":{"version":"3.4.0"},"passwd":{"users":[{"name":"from-url"}]}}"#),
     );
-    let dir = scratch("sources");
+    let dir = TempDir::new("sources");
     let mut opts = options(&dir, "{}", Settings::default());
     opts.source = Source::Auto;
     // No config anywhere on metal: a successful run of nothing.
@@ -688,7 +689,7 @@ fn config_sources_cmdline_fw_cfg_and_none() {
 
 #[test]
 fn base_configs_go_underneath_and_the_cache_pins_the_config() {
-    let dir = scratch("base");
+    let dir = TempDir::new("base");
     let base = dir.join("base.d");
     std::fs::create_dir_all(&base).unwrap();
     std::fs::write(
@@ -730,7 +731,7 @@ fn base_configs_go_underneath_and_the_cache_pins_the_config() {
 #[test]
 fn plan_after_a_failed_fetch_shows_the_failure_and_touches_nothing() {
     let s = Server::start(None);
-    let dir = scratch("plan");
+    let dir = TempDir::new("plan");
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("etc")).unwrap();
     std::fs::write(root.join("etc/hostname"), "old\n").unwrap();

@@ -12,7 +12,7 @@ fn files_corpus_passes() {
         "{} apply --root {{root}} {{config}}",
         common::flint().display()
     );
-    common::run_check_script(&script, &cmd, 76);
+    common::run_check_script(&script, &cmd);
 }
 
 /// The project's own cases in the corpus's format (conformance/files-regressions: each a
@@ -24,25 +24,7 @@ fn files_regressions_pass() {
         "{} apply --root {{root}} {{config}}",
         common::flint().display()
     );
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(&cmd)
-        .arg(common::corpus("files-regressions"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    assert!(stdout.ends_with(" passed, 0 failed\n"), "{stdout}");
-    let passed: usize = stdout
-        .lines()
-        .last()
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(passed >= 32, "{stdout}");
+    common::run_check_script_on(&script, &cmd, &common::corpus("files-regressions"));
 }
 
 /// `plan` fails where `apply` would, for every regression case upstream fails on (the preset
@@ -52,8 +34,8 @@ fn files_regressions_pass() {
 /// asking it as the user (a `.ssh` owned by root).
 #[test]
 fn plan_fails_where_apply_would() {
-    let checked = plan_each(true, &[]);
-    assert!(checked >= 4, "only {checked} cases");
+    let (checked, served) = plan_each(true);
+    assert_eq!(checked + served, regression_cases(true), "cases planned");
 }
 
 /// `plan` succeeds where `apply` does: it foresees no failure the run does not have (a home
@@ -61,24 +43,36 @@ fn plan_fails_where_apply_would() {
 /// looked like a root-only `.ssh` to it).
 #[test]
 fn plan_succeeds_where_apply_does() {
-    let checked = plan_each(false, &[]);
-    assert!(checked >= 70, "only {checked} cases");
+    let (checked, served) = plan_each(false);
+    assert_eq!(checked + served, regression_cases(false), "cases planned");
 }
 
-/// Plans every regression case that fails upstream (`fails`) or succeeds there (but those
-/// in `skip`) on a fresh root, checks the plan's verdict and that it changed nothing;
-/// returns how many were planned.
-fn plan_each(fails: bool, skip: &[&str]) -> usize {
-    let mut checked = 0;
-    for case in common::case_dirs(&common::corpus("files-regressions")) {
-        let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        if case.join("expected.fail").exists() != fails || skip.contains(&name.as_str()) {
+/// How many regression cases fail upstream (`fails`) or succeed there.
+fn regression_cases(fails: bool) -> usize {
+    let dir = common::corpus("files-regressions");
+    (common::corpus_cases(&dir).iter())
+        .filter(|n| dir.join(n).join("expected.fail").exists() == fails)
+        .count()
+}
+
+/// Plans every regression case that fails upstream (`fails`) or succeeds there on a fresh
+/// root, checks the plan's verdict and that it changed nothing;
+/// returns how many were planned, and how many were left to the corpus runs (they fetch
+/// over HTTP from the runner's server).
+fn plan_each(fails: bool) -> (usize, usize) {
+    let (mut checked, mut served) = (0, 0);
+    let dir = common::corpus("files-regressions");
+    for name in common::corpus_cases(&dir) {
+        let case = dir.join(&name);
+        if case.join("expected.fail").exists() != fails {
             continue;
         }
         // (Cases that fetch over HTTP are planned in the corpus runs, which serve them.)
-        match std::fs::read(case.join("config.ign")) {
-            Ok(c) if !String::from_utf8_lossy(&c).contains("127.0.0.1:18931") => {}
-            _ => continue,
+        let config = std::fs::read(case.join("config.ign"))
+            .unwrap_or_else(|e| panic!("{name}: config.ign: {e}"));
+        if String::from_utf8_lossy(&config).contains("127.0.0.1:18931") {
+            served += 1;
+            continue;
         }
         let root = common::TempDir::new(&format!("plan-fail-{name}"));
         assert!(
@@ -114,7 +108,7 @@ fn plan_each(fails: bool, skip: &[&str]) -> usize {
         assert_eq!(manifest(&root), before, "{name}: plan changed the tree");
         checked += 1;
     }
-    checked
+    (checked, served)
 }
 
 /// Spec 1 and 2.x configs: the fetch and files stages leave the tree Flatcar's Ignition
@@ -126,7 +120,7 @@ fn legacy_files_corpus_passes() {
         "{} apply --stage files --root {{root}} {{config}}",
         common::flint().display()
     );
-    common::run_check_script_on(&script, &cmd, Some(&common::corpus("files-legacy")), 16);
+    common::run_check_script_on(&script, &cmd, &common::corpus("files-legacy"));
 }
 
 fn manifest(root: &Path) -> String {
@@ -194,7 +188,7 @@ fn flint_in(root: &Path, env: &[(String, String)], args: &[&str]) -> std::proces
 #[test]
 fn plan_changes_nothing_and_a_second_apply_finds_nothing_to_do() {
     let cases = local_tree_cases();
-    assert!(cases.len() >= 80, "only {} cases", cases.len());
+    assert!(!cases.is_empty(), "no local cases");
     for (config, root, env) in cases {
         let root_s = root.to_string_lossy().into_owned();
         let cfg = config.to_string_lossy().into_owned();

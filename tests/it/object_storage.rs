@@ -22,7 +22,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 use support::metadata::{MetaServer, Req, Resp, reply};
 
-use support::scratch;
+use crate::common::TempDir;
 
 /// A child process stopped when dropped.
 struct Proc(Child);
@@ -152,7 +152,7 @@ fn imds(creds: Option<serde_json::Value>, user_data: String) -> MetaServer {
 }
 
 fn aws_run(imds: &MetaServer, s3: &str) -> Result<Acquired, StageError> {
-    let dir = scratch("s3");
+    let dir = TempDir::new("s3");
     let settings = Settings {
         endpoints: Endpoints {
             s3: Some(s3.to_string()),
@@ -189,7 +189,7 @@ fn s3_signed_with_the_instance_role_and_verified_by_the_emulator() {
 
     // Also as the config itself: s3:// on the kernel command line (arn form).
     let md = imds(Some(s3.creds.clone()), String::new());
-    let dir = scratch("s3-cmdline");
+    let dir = TempDir::new("s3-cmdline");
     let settings = Settings {
         endpoints: Endpoints {
             s3: Some(s3.endpoint.clone()),
@@ -246,7 +246,7 @@ fn s3_falls_back_to_anonymous_only_without_an_imds_role() {
     );
 
     // Other platforms never sign.
-    let dir = scratch("s3-metal");
+    let dir = TempDir::new("s3-metal");
     std::fs::write(dir.join("c.ign"), config_with("s3://pub/obj", "")).unwrap();
     let settings = Settings {
         endpoints: Endpoints {
@@ -304,7 +304,7 @@ fn gcs_with_the_service_account_token_and_anonymously() {
         }
     });
     let run = |meta: &MetaServer, src: &str| {
-        let dir = scratch("gcs");
+        let dir = TempDir::new("gcs");
         std::fs::write(dir.join("c.ign"), config_with(src, "")).unwrap();
         let settings = Settings {
             endpoints: Endpoints {
@@ -438,7 +438,7 @@ fn azure_put(ca_pem: &str, url: &str, token: &str, extra: &[(&str, &str)], body:
 
 #[test]
 fn azure_blob_with_the_managed_identity_and_the_anonymous_fallback() {
-    let dir = scratch("azurite");
+    let dir = TempDir::new("azurite");
     let az = start_azurite(&dir);
     let good = jwt(3600);
     let base = format!("{}/devstoreaccount1", az.endpoint);
@@ -507,7 +507,7 @@ fn azure_blob_with_the_managed_identity_and_the_anonymous_fallback() {
                 _ => reply(400, "bad request"),
             }
         });
-        let d = scratch("azure-run");
+        let d = TempDir::new("azure-run");
         let settings = Settings {
             endpoints: Endpoints {
                 azure_blob: Some(az.endpoint.clone()),

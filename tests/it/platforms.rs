@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::metadata::{MetaServer, Req, Resp, reply};
 
-use support::scratch;
+use crate::common::TempDir;
 
 /// A config that writes /etc/marker with `text`.
 fn config(text: &str) -> String {
@@ -64,7 +64,7 @@ fn options(dir: &Path, platform: &str, endpoint: Option<String>) -> Options {
 }
 
 fn run(platform: &str, server: &MetaServer) -> Result<Acquired, StageError> {
-    let dir = scratch(&format!("platform-{platform}"));
+    let dir = TempDir::new(&format!("platform-{platform}"));
     fetch_stage(&options(&dir, platform, Some(server.endpoint())))
 }
 
@@ -170,7 +170,7 @@ fn retries_server_errors_and_gives_up_at_the_fetch_timeout() {
     assert_eq!(s.hits("/user-data/user-data"), 3);
 
     let down = MetaServer::start(|_r: &Req| reply(500, "down"));
-    let dir = scratch("platform-timeout");
+    let dir = TempDir::new("platform-timeout");
     let mut o = options(&dir, "hetzner", Some(down.endpoint()));
     o.fetch_timeout = Duration::from_secs(2);
     let t = Instant::now();
@@ -290,7 +290,7 @@ fn azure_imds_with_retried_statuses() {
     // Empty IMDS user data: the custom data on the provisioning CD-ROM is looked for, and
     // there is none here.
     let empty = MetaServer::start(|_r: &Req| reply(200, ""));
-    let dir = scratch("platform-azure-empty");
+    let dir = TempDir::new("platform-azure-empty");
     let mut o = options(&dir, "azure", Some(empty.endpoint()));
     o.fetch_timeout = Duration::from_secs(1);
     let e = fetch_stage(&o).err().unwrap();
@@ -357,7 +357,7 @@ fn openstack_metadata_service_and_cloudstack_dhcp_server() {
     assert!(t.elapsed() < Duration::from_secs(3));
 
     let cs = simple("/latest/user-data", Some(config("cloudstack")));
-    let dir = scratch("platform-cloudstack");
+    let dir = TempDir::new("platform-cloudstack");
     let o = options(&dir, "cloudstack", Some(cs.endpoint()));
     std::fs::create_dir_all(dir.join("leases")).unwrap();
     std::fs::write(
@@ -381,7 +381,7 @@ fn config_drive_platforms_without_a_drive() {
         ("kubevirt", true),
         ("nutanix", false),
     ] {
-        let dir = scratch(&format!("platform-nodrive-{name}"));
+        let dir = TempDir::new(&format!("platform-nodrive-{name}"));
         let mut o = options(&dir, name, None);
         o.fetch_timeout = Duration::from_secs(1);
         let r = fetch_stage(&o);
@@ -394,7 +394,7 @@ fn config_drive_platforms_without_a_drive() {
 
 #[test]
 fn qemu_fw_cfg_and_metal() {
-    let dir = scratch("platform-qemu");
+    let dir = TempDir::new("platform-qemu");
     let o = options(&dir, "qemu", None);
     assert!(!fetch_stage(&o).unwrap().user_provided);
     let e = dir.join("fw_cfg/opt/com.coreos/config");
@@ -413,7 +413,7 @@ fn qemu_fw_cfg_and_metal() {
         Some("flatcar-fwcfg")
     );
 
-    let m = options(&scratch("platform-metal"), "metal", None);
+    let m = options(&TempDir::new("platform-metal"), "metal", None);
     let acq = fetch_stage(&m).unwrap();
     assert!(!acq.user_provided && acq.config.storage.files.is_empty());
 }
@@ -421,7 +421,7 @@ fn qemu_fw_cfg_and_metal() {
 #[test]
 fn the_kernel_command_line_names_the_platform() {
     let s = simple("/hetzner/v1/userdata", Some(config("hetzner")));
-    let dir = scratch("platform-cmdline");
+    let dir = TempDir::new("platform-cmdline");
     let mut o = options(&dir, "metal", Some(s.endpoint()));
     o.source = Source::Auto;
     std::fs::write(
@@ -448,7 +448,7 @@ fn the_kernel_command_line_names_the_platform() {
 fn cmdline_url_preempts_user_ign_which_preempts_the_platform() {
     let platform = simple("/hetzner/v1/userdata", Some(config("platform")));
     let url = simple("/url.ign", Some(config("cmdline-url")));
-    let dir = scratch("platform-precedence");
+    let dir = TempDir::new("platform-precedence");
     let o = options(&dir, "hetzner", Some(platform.endpoint()));
     assert_eq!(
         marker(&fetch_stage(&o).unwrap()).as_deref(),
@@ -524,7 +524,7 @@ fn base_d_and_base_platform_d_go_underneath_in_order() {
         "/hetzner/v1/userdata",
         Some(r#"{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/user","contents":{"source":"data:,u"}}]}}"#.into()),
     );
-    let dir = scratch("platform-base");
+    let dir = TempDir::new("platform-base");
     let o = options(&dir, "hetzner", Some(s.endpoint()));
     let sys = SystemDirs::under(&dir.join("sys"));
     let file = |text: &str| {
@@ -653,7 +653,7 @@ fn cli_platform_flag_hook_result_record_and_packet_phone_home() {
         _ => reply(404, ""),
     });
     port.store(s.port, std::sync::atomic::Ordering::SeqCst);
-    let dir = scratch("platform-cli");
+    let dir = TempDir::new("platform-cli");
     std::fs::write(dir.join("cmdline"), "quiet\n").unwrap();
     let root = dir.join("root");
     std::fs::create_dir_all(&root).unwrap();
@@ -774,7 +774,7 @@ fn cloudsigma_server_context_over_a_serial_line() {
         std::thread::sleep(Duration::from_millis(500));
         got
     });
-    let dir = scratch("platform-cloudsigma");
+    let dir = TempDir::new("platform-cloudsigma");
     let mut o = options(&dir, "cloudsigma", None);
     o.places.cloudsigma_serial = slave;
     let acq = fetch_stage(&o).unwrap();

@@ -5,9 +5,10 @@
 use crate::common;
 use crate::support;
 
+use crate::common::TempDir;
 use std::path::Path;
 use std::process::Command;
-use support::{Reply, Server, ok, scratch, sha512};
+use support::{Reply, Server, ok, sha512};
 
 const HASH: &str = "$6$SaltSecretXyz$HashSecretAbcdefghijklmnopqrstuvwxyz0123456789";
 const INLINE: &str = "INLINE-SECRET-8f3a";
@@ -56,7 +57,7 @@ fn no_secrets(what: &str, text: &str) {
 
 #[test]
 fn no_secret_in_any_output_or_record() {
-    let dir = scratch("secrets");
+    let dir = TempDir::new("secrets");
     let root = dir.join("root");
     std::fs::create_dir_all(root.join("etc")).unwrap();
     for (f, body) in [

@@ -2,11 +2,12 @@
 //! `sgdisk`. Needs root, loop devices, gdisk, e2fsprogs and btrfs-progs
 //! (scripts/install-deps.sh).
 
+use crate::common::TempDir;
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
+
 use std::time::{Duration, Instant};
 
 use flint_provision::system::blockdev::{self, KernelPart};
@@ -17,34 +18,11 @@ const ESP: &str = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B";
 const FLATCAR_USR: &str = "5DFBF5F4-2848-4BAC-AA5E-0D9A20B745A6";
 const MIB: u64 = 1024 * 1024;
 
-/// A directory removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "flint-gpt-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    /// A sparse image file of `bytes` in the directory.
-    fn image(&self, name: &str, bytes: u64) -> PathBuf {
-        let path = self.0.join(name);
-        File::create(&path).unwrap().set_len(bytes).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
+/// A sparse image file of `bytes` in `dir`.
+fn image(dir: &TempDir, name: &str, bytes: u64) -> PathBuf {
+    let path = dir.join(name);
+    File::create(&path).unwrap().set_len(bytes).unwrap();
+    path
 }
 
 /// A loop device, detached on drop (also when the test panics).
@@ -188,7 +166,7 @@ fn three_partitions(sector_size: u64, sectors: u64) -> Table {
 #[test]
 fn written_table_is_what_sgdisk_sees_and_read_returns() {
     let dir = TempDir::new("write");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     let table = three_partitions(512, 131072);
     assert_eq!((table.first_usable, table.last_usable), (34, 131038));
     gpt::write(&img, &table).unwrap();
@@ -239,7 +217,7 @@ fn written_table_is_what_sgdisk_sees_and_read_returns() {
 #[test]
 fn rewrite_replaces_entries_and_keeps_boot_code_and_attributes() {
     let dir = TempDir::new("rewrite");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     // An MBR with boot code, as a Flatcar image has.
     let mut lba0 = [0u8; 512];
     lba0[..440].fill(0xEB);
@@ -291,7 +269,7 @@ fn rewrite_replaces_entries_and_keeps_boot_code_and_attributes() {
 #[test]
 fn reads_a_table_sgdisk_wrote() {
     let dir = TempDir::new("sgdisk");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     sgdisk(
         &img,
         &[
@@ -362,11 +340,11 @@ fn reads_a_table_sgdisk_wrote() {
 #[test]
 fn no_table_on_blank_mbr_only_or_filesystem_images() {
     let dir = TempDir::new("none");
-    let blank = dir.image("blank.img", 64 * MIB);
+    let blank = image(&dir, "blank.img", 64 * MIB);
     assert_eq!(gpt::read(&blank).unwrap(), None);
     assert_eq!(gpt::probe(&blank).unwrap(), Probe::Absent);
 
-    let dos = dir.image("dos.img", 64 * MIB);
+    let dos = image(&dir, "dos.img", 64 * MIB);
     let out = Command::new("sfdisk")
         .arg(&dos)
         .stdin(std::process::Stdio::piped())
@@ -385,12 +363,12 @@ fn no_table_on_blank_mbr_only_or_filesystem_images() {
         assert_eq!(gpt::probe(&dos).unwrap(), Probe::Absent);
     }
 
-    let ext4 = dir.image("ext4.img", 64 * MIB);
+    let ext4 = image(&dir, "ext4.img", 64 * MIB);
     run("mkfs.ext4", &["-q", "-F", ext4.to_str().unwrap()]);
     assert_eq!(gpt::probe(&ext4).unwrap(), Probe::Absent);
 
     // Too small for any table.
-    let tiny = dir.image("tiny.img", 1024);
+    let tiny = image(&dir, "tiny.img", 1024);
     assert_eq!(gpt::read(&tiny).unwrap(), None);
     let err = gpt::write(&tiny, &Table::blank(512, 2)).unwrap_err();
     assert!(err.to_string().contains("too small"), "{err}");
@@ -399,7 +377,7 @@ fn no_table_on_blank_mbr_only_or_filesystem_images() {
 #[test]
 fn wipe_leaves_no_table() {
     let dir = TempDir::new("wipe");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     gpt::write(&img, &three_partitions(512, 131072)).unwrap();
     gpt::wipe(&img).unwrap();
     assert_eq!(gpt::probe(&img).unwrap(), Probe::Absent);
@@ -435,7 +413,7 @@ fn wipe_leaves_no_table() {
 #[test]
 fn corrupt_primary_falls_back_to_backup() {
     let dir = TempDir::new("corrupt");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     let table = three_partitions(512, 131072);
     gpt::write(&img, &table).unwrap();
     let file = OpenOptions::new()
@@ -488,7 +466,7 @@ fn corrupt_primary_falls_back_to_backup() {
 #[test]
 fn write_refuses_bad_tables_and_touches_nothing() {
     let dir = TempDir::new("refuse");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     let good = three_partitions(512, 131072);
 
     let mut overlap = good.clone();
@@ -542,7 +520,7 @@ fn wait_gone(path: &Path) -> bool {
 #[test]
 fn loop_device_kernel_sync_and_in_use() {
     let dir = TempDir::new("loop");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     let lo = Loop::attach(&img, 512);
     let name = lo.name();
 
@@ -603,7 +581,7 @@ fn loop_device_kernel_sync_and_in_use() {
     let p1 = blockdev::partition_node(&lo.0, 1);
     let p2 = blockdev::partition_node(&lo.0, 2);
     run("mkfs.ext4", &["-q", "-F", p1.to_str().unwrap()]);
-    let mnt = dir.0.join("mnt");
+    let mnt = dir.join("mnt");
     let mount = Mount::new(&p1, &mnt);
     let why = blockdev::in_use(&p1).unwrap().expect("p1 in use");
     assert_eq!(why, format!("mounted on {}", mnt.display()));
@@ -627,7 +605,7 @@ fn loop_device_kernel_sync_and_in_use() {
 
     // btrfs shows an anonymous device number in mountinfo: found by its source.
     run("mkfs.btrfs", &["-q", "-f", "-M", p2.to_str().unwrap()]);
-    let mnt2 = dir.0.join("mnt2");
+    let mnt2 = dir.join("mnt2");
     let mount2 = Mount::new(&p2, &mnt2);
     assert_eq!(
         blockdev::in_use(&p2).unwrap(),
@@ -640,7 +618,7 @@ fn loop_device_kernel_sync_and_in_use() {
 #[test]
 fn loop_device_with_4k_sectors() {
     let dir = TempDir::new("loop4k");
-    let img = dir.image("disk.img", 64 * MIB);
+    let img = image(&dir, "disk.img", 64 * MIB);
     let lo = Loop::attach(&img, 4096);
 
     let geometry = blockdev::geometry(&lo.0).unwrap();

@@ -8,9 +8,9 @@ pub mod metadata;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicUsize, Ordering};
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -408,51 +408,6 @@ impl Drop for Tftp {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh empty directory for one test, removed with its contents when dropped (also when
-/// the test fails). Declare it before the loop devices and mounts made in it: they go first.
-pub struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        // Nothing may still be mounted below it (a failed test's mounts): never remove
-        // through a mount.
-        let mounted = std::fs::read_to_string("/proc/self/mounts")
-            .unwrap_or_default()
-            .lines()
-            .any(|l| {
-                l.split(' ')
-                    .nth(1)
-                    .is_some_and(|m| Path::new(m).starts_with(&self.0))
-            });
-        if !mounted {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-pub fn scratch(name: &str) -> Scratch {
-    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-    let d = std::env::temp_dir().join(format!("flint-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    Scratch(d)
 }
 
 pub fn data_url(bytes: &[u8]) -> String {
