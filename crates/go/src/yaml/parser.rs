@@ -118,6 +118,15 @@ fn t(kind: &Kind) -> T {
     }
 }
 
+/// What may precede a node's content: its anchor and its tag (the handle expanded), and
+/// where they start and end (both at the content when there are none).
+struct Properties {
+    anchor: Option<String>,
+    tag: Option<String>,
+    start: Mark,
+    end: Mark,
+}
+
 pub struct Parser<'a> {
     scanner: Scanner<'a>,
     state: State,
@@ -340,16 +349,12 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn node(&mut self, block: bool, indentless: bool) -> Result<Event, Error> {
-        let tok = self.scanner.peek()?;
-        if let Kind::Alias(name) = &tok.kind {
-            let ev = Self::event(EventKind::Alias(name.clone()), tok.start, tok.end);
-            self.scanner.skip_token();
-            self.pop_state();
-            return Ok(ev);
-        }
-        let mut start = tok.start;
-        let mut end = tok.start;
+    /// Reads a node's properties, an anchor and a tag in either order, and expands the tag's
+    /// handle: a node with properties but no content is an empty plain scalar, so the
+    /// caller needs where they end as well as what they are.
+    fn properties(&mut self) -> Result<Properties, Error> {
+        let mut start = self.scanner.peek()?.start;
+        let mut end = start;
         let mut anchor = None;
         let mut tag_parts: Option<(String, String, Mark)> = None;
         let take_anchor = |p: &mut Self| -> Result<Option<(String, Mark, Mark)>, Error> {
@@ -400,6 +405,28 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        Ok(Properties {
+            anchor,
+            tag,
+            start,
+            end,
+        })
+    }
+
+    fn node(&mut self, block: bool, indentless: bool) -> Result<Event, Error> {
+        let tok = self.scanner.peek()?;
+        if let Kind::Alias(name) = &tok.kind {
+            let ev = Self::event(EventKind::Alias(name.clone()), tok.start, tok.end);
+            self.scanner.skip_token();
+            self.pop_state();
+            return Ok(ev);
+        }
+        let Properties {
+            anchor,
+            tag,
+            start,
+            end,
+        } = self.properties()?;
         let tok = self.scanner.peek()?;
         let (k, ts, te) = (t(&tok.kind), tok.start, tok.end);
         if indentless && k == T::BlockEntry {
