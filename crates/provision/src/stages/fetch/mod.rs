@@ -25,18 +25,7 @@ impl Stage for Fetch {
 
     fn run(&self, cx: &mut Context, _: Mode) -> Result<Outcome, StageError> {
         let acq = fetch_stage(cx.options)?;
-        let mut notes = acq.notes.clone();
-        notes.push(format!(
-            "config from {}, {} resources ({} bytes) fetched and verified",
-            acq.origin,
-            acq.fetched.items.len(),
-            acq.fetched.total_bytes(),
-        ));
-        cx.acquired = Some(acq);
-        Ok(Outcome {
-            changes: Vec::new(),
-            notes,
-        })
+        Ok(acquired(cx, acq, ","))
     }
 }
 
@@ -80,18 +69,24 @@ impl Stage for FetchOffline {
             stage: StageName::FetchOffline,
             ..e
         })?;
-        let mut notes = acq.notes.clone();
-        notes.push(format!(
-            "config from {} needs no network: {} resources ({} bytes) fetched and verified",
-            acq.origin,
-            acq.fetched.items.len(),
-            acq.fetched.total_bytes(),
-        ));
-        cx.acquired = Some(acq);
-        Ok(Outcome {
-            changes: Vec::new(),
-            notes,
-        })
+        Ok(acquired(cx, acq, " needs no network:"))
+    }
+}
+
+/// The stage's outcome once the config is acquired: how it was found, and a line saying
+/// where it came from (`how` follows the origin) and what was fetched.
+fn acquired(cx: &mut Context, acq: Acquired, how: &str) -> Outcome {
+    let mut notes = acq.notes.clone();
+    notes.push(format!(
+        "config from {}{how} {} resources ({} bytes) fetched and verified",
+        acq.origin,
+        acq.fetched.items.len(),
+        acq.fetched.total_bytes(),
+    ));
+    cx.acquired = Some(acq);
+    Outcome {
+        changes: Vec::new(),
+        notes,
     }
 }
 
