@@ -3,17 +3,19 @@
 //! engine (`run`) that runs the stages (`stages`, each behind `stage::Stage`) against real
 //! disks and a target root.
 
+#![warn(unreachable_pub)]
+
 pub mod fetch;
 pub mod platform;
 pub mod system;
 
 pub mod acquire;
-pub mod entry;
-pub mod lock;
-pub mod record;
-pub mod resources;
-pub mod root;
+mod entry;
+mod lock;
+mod record;
+mod resources;
+mod root;
 pub mod run;
 pub mod stage;
 pub mod stages;
-pub mod write;
+mod write;

@@ -17,7 +17,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// Where the lock files are.
-pub fn lock_dir() -> PathBuf {
+pub(crate) fn lock_dir() -> PathBuf {
     std::env::var_os("FLINT_LOCK_DIR")
         .filter(|v| !v.is_empty())
         .map_or_else(|| PathBuf::from("/run/lock/flint"), PathBuf::from)
@@ -25,11 +25,11 @@ pub fn lock_dir() -> PathBuf {
 
 /// The locks a run holds, released when dropped (or when the process ends).
 #[derive(Debug)]
-pub struct Held(#[allow(dead_code)] Vec<std::fs::File>);
+pub(crate) struct Held(#[allow(dead_code)] Vec<std::fs::File>);
 
 /// What a directory is to the run, for the message when it is taken.
 #[derive(Debug, Clone, Copy)]
-pub enum Role {
+pub(crate) enum Role {
     Root,
     StateDir,
 }
@@ -70,12 +70,16 @@ fn lock_file(locks: &Path, dir: &Path) -> PathBuf {
 /// by another run is refused at once, a state directory waited for (up to ten minutes, with
 /// a line on standard error). A plan that cannot make the directory of locks (not run as
 /// root) goes on without them.
-pub fn take(dirs: &[(&Path, Role)], exclusive: bool) -> Result<Held, String> {
+pub(crate) fn take(dirs: &[(&Path, Role)], exclusive: bool) -> Result<Held, String> {
     take_in(&lock_dir(), dirs, exclusive)
 }
 
 /// [`take`] with the lock files in `locks`.
-pub fn take_in(locks: &Path, dirs: &[(&Path, Role)], exclusive: bool) -> Result<Held, String> {
+pub(crate) fn take_in(
+    locks: &Path,
+    dirs: &[(&Path, Role)],
+    exclusive: bool,
+) -> Result<Held, String> {
     if let Err(e) = std::fs::create_dir_all(locks) {
         if !exclusive {
             return Ok(Held(Vec::new()));

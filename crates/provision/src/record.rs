@@ -7,7 +7,7 @@ use crate::write::write_atomic;
 use std::path::{Path, PathBuf};
 
 /// Marks a root whose files stage started but did not finish (see `files_stage`), in /etc.
-pub const IN_PROGRESS: &str = ".flint-files-in-progress";
+pub(crate) const IN_PROGRESS: &str = ".flint-files-in-progress";
 /// The record of a run, in /etc, as upstream names it.
 const RECORD: &str = ".ignition-result.json";
 
@@ -29,7 +29,7 @@ pub(crate) fn is_mark(p: &Path) -> bool {
 /// Whether the root holds the record of a run, read as upstream reads it (through a link
 /// inside the root): a link at the record's name that leads nowhere is none, since nothing
 /// then says that a run happened.
-pub fn has_record(root: &Path) -> bool {
+pub(crate) fn has_record(root: &Path) -> bool {
     !matches!(previous_record(root), Ok(None))
 }
 
@@ -79,7 +79,7 @@ struct Record {
 /// The record of the run left in the root, as upstream's /etc/.ignition-result.json (the
 /// record of an earlier run kept in it as `previousReport`, laid out as Go's MarshalIndent);
 /// the in-progress mark goes.
-pub fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<()> {
+pub(crate) fn write_result(root: &Path, user_config_provided: bool) -> std::io::Result<()> {
     let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
         .unwrap_or_default();

@@ -55,7 +55,7 @@ impl Fetched {
 
 /// A failed fetch: which entry, which URL (credentials removed), what went wrong.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FetchError {
+pub(crate) struct FetchError {
     pub path: JsonPath,
     pub url: String,
     pub message: String,
@@ -68,7 +68,7 @@ impl std::fmt::Display for FetchError {
 }
 
 /// The resources of `config` that name a source, with their paths.
-pub fn resources(config: &Config) -> Vec<(JsonPath, &Resource)> {
+pub(crate) fn resources(config: &Config) -> Vec<(JsonPath, &Resource)> {
     let mut out = Vec::new();
     let files = JsonPath::root().key("storage").key("files");
     for (i, f) in config.storage.files.iter().enumerate() {
@@ -115,7 +115,7 @@ fn is_data(r: &Resource) -> bool {
 }
 
 /// Fetches all resources of `config`; the first failure (in config order) is returned.
-pub fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchError> {
+pub(crate) fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchError> {
     let list = resources(config);
     // Each distinct download once, with the distinct ways its entries finish it.
     let mut groups: Vec<(&Resource, Vec<Finish>)> = Vec::new();

@@ -14,7 +14,7 @@ const MAX_LINKS: usize = 40;
 
 /// A path resolved inside the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// The host path of the entry itself (its last element not followed).
     pub host: PathBuf,
     /// The entry's path as seen inside the root, after resolving its parents.
@@ -25,7 +25,7 @@ pub struct Resolved {
 
 /// The target root directory.
 #[derive(Debug, Clone)]
-pub struct Root {
+pub(crate) struct Root {
     pub dir: PathBuf,
     /// Inner paths already seen to be real directories (not links). Thousands of entries
     /// share a handful of parents, and looking at each parent again for each entry was most
@@ -35,7 +35,7 @@ pub struct Root {
 }
 
 impl Root {
-    pub fn new(dir: PathBuf) -> Root {
+    pub(crate) fn new(dir: PathBuf) -> Root {
         Root {
             dir,
             dirs: Arc::default(),
@@ -43,11 +43,11 @@ impl Root {
     }
 
     /// Forgets the directories seen so far: an entry is about to be removed or replaced.
-    pub fn forget(&self) {
+    pub(crate) fn forget(&self) {
         self.dirs.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 
-    pub fn host(&self, inner: &str) -> PathBuf {
+    pub(crate) fn host(&self, inner: &str) -> PathBuf {
         self.dir.join(inner.trim_start_matches('/'))
     }
 
@@ -80,7 +80,7 @@ impl Root {
     }
 
     /// Resolves the parents of absolute path `path` inside the root.
-    pub fn resolve(&self, path: &str) -> Result<Resolved, String> {
+    pub(crate) fn resolve(&self, path: &str) -> Result<Resolved, String> {
         if let Some(r) = self.resolve_known(path) {
             return Ok(r);
         }
@@ -152,7 +152,7 @@ impl Root {
     /// [`Root::resolve`] with the last element followed too, as a program chrooted into the
     /// root opens a file (useradd and groupadd with `--root`, upstream's lookups of owner
     /// names): every link, absolute or climbing, stays inside the root.
-    pub fn resolve_fully(&self, path: &str) -> Result<Resolved, String> {
+    pub(crate) fn resolve_fully(&self, path: &str) -> Result<Resolved, String> {
         let mut path = path.to_string();
         for _ in 0..MAX_LINKS {
             let r = self.resolve(&path)?;
@@ -175,7 +175,7 @@ impl Root {
     /// The text of the file at inner path `path`, read as a chrooted program reads it
     /// ([`Root::resolve_fully`]); the root's own account databases are read this way, so a
     /// link at `/etc/passwd` never shows the host's.
-    pub fn read_inside(&self, path: &str) -> std::io::Result<String> {
+    pub(crate) fn read_inside(&self, path: &str) -> std::io::Result<String> {
         let r = self.resolve_fully(path).map_err(std::io::Error::other)?;
         let mut f = std::fs::OpenOptions::new()
             .read(true)
@@ -191,13 +191,13 @@ impl Root {
     /// host, so as upstream's write goes: `Some` inside the root; `None` where that leads
     /// out of the root (upstream writes there; flint writes nothing); an error where
     /// upstream's open fails on the way (a directory that does not exist). Only reads.
-    pub fn resolve_through(&self, path: &str) -> Result<Option<Resolved>, String> {
+    pub(crate) fn resolve_through(&self, path: &str) -> Result<Option<Resolved>, String> {
         self.resolve_through_planned(path, &|_| None)
     }
 
     /// [`Root::resolve_through`] as it will be once the links `planned` gives (target by
     /// inner path) are made: a plan follows the links earlier entries would make.
-    pub fn resolve_through_planned(
+    pub(crate) fn resolve_through_planned(
         &self,
         path: &str,
         planned: &dyn Fn(&str) -> Option<String>,
@@ -244,11 +244,6 @@ fn clean(mut base: Vec<String>, path: &str) -> Vec<String> {
         }
     }
     base
-}
-
-/// Whether `p` lies inside (or is) `root`, lexically.
-pub fn within(root: &Path, p: &Path) -> bool {
-    p.starts_with(root)
 }
 
 #[cfg(test)]

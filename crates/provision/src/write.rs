@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// beside this one. A run killed mid-write leaves it behind; the next run, which finds the
 /// in-progress mark, clears such leftovers in the directories it writes to
 /// ([`clear_leftovers`]).
-pub fn open_temp(path: &Path, mode: u32) -> std::io::Result<(PathBuf, std::fs::File)> {
+pub(crate) fn open_temp(path: &Path, mode: u32) -> std::io::Result<(PathBuf, std::fs::File)> {
     use std::os::unix::fs::OpenOptionsExt;
     let dir = path
         .parent()
@@ -45,7 +45,7 @@ fn is_temp_name(name: &std::ffi::OsStr) -> bool {
 
 /// Removes what an interrupted run left at flint's temporary names (regular files only:
 /// a link or a directory there is the root's own) in each of `dirs` (paths in the root).
-pub fn clear_leftovers<'a>(r: &root::Root, dirs: impl IntoIterator<Item = &'a str>) {
+pub(crate) fn clear_leftovers<'a>(r: &root::Root, dirs: impl IntoIterator<Item = &'a str>) {
     let mut seen = HashSet::new();
     for d in dirs {
         let Ok(res) = r.resolve(d) else { continue };
@@ -64,7 +64,7 @@ pub fn clear_leftovers<'a>(r: &root::Root, dirs: impl IntoIterator<Item = &'a st
 }
 
 /// Writes `bytes` to `path` atomically (a temporary file in the same directory, renamed).
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     use std::io::Write;
     let (tmp, mut f) = open_temp(path, mode)?;
     let r = f.write_all(bytes).and_then(|_| f.sync_all());

@@ -13,14 +13,17 @@ use hmac::{KeyInit, Mac};
 use sha2::{Digest, Sha256};
 
 /// The IMDS base URL.
-pub const IMDS: &str = "http://169.254.169.254";
+pub(crate) const IMDS: &str = "http://169.254.169.254";
 /// The header carrying an IMDSv2 session token.
-pub const TOKEN_HEADER: &str = "X-aws-ec2-metadata-token";
+pub(crate) const TOKEN_HEADER: &str = "X-aws-ec2-metadata-token";
 const TTL_HEADER: &str = "X-aws-ec2-metadata-token-ttl-seconds";
 
 /// An IMDSv2 session token (`PUT /latest/api/token`, 6 h); `None` when the service answers
 /// 404 (IMDSv1 only). Other failures are errors.
-pub fn session_token(http: &HttpClient, endpoint: &Endpoint) -> Result<Option<String>, String> {
+pub(crate) fn session_token(
+    http: &HttpClient,
+    endpoint: &Endpoint,
+) -> Result<Option<String>, String> {
     let url = format!("{IMDS}/latest/api/token");
     let resp = metadata::exchange(http, endpoint, "PUT", &url, &[(TTL_HEADER, "21600")], &[])?;
     if resp.status == 404 {
@@ -44,7 +47,7 @@ fn imds_get(http: &HttpClient, endpoint: &Endpoint, path: &str) -> Result<Option
 
 /// Credentials of the instance's role.
 #[derive(Clone, PartialEq, Eq)]
-pub struct RoleCredentials {
+pub(crate) struct RoleCredentials {
     pub access_key_id: String,
     pub secret_access_key: String,
     pub token: Option<String>,
@@ -58,7 +61,10 @@ impl std::fmt::Debug for RoleCredentials {
 
 /// The role's credentials from IMDS. An error here means "no EC2 IMDS role": the caller
 /// falls back to anonymous access.
-pub fn role_credentials(http: &HttpClient, endpoint: &Endpoint) -> Result<RoleCredentials, String> {
+pub(crate) fn role_credentials(
+    http: &HttpClient,
+    endpoint: &Endpoint,
+) -> Result<RoleCredentials, String> {
     let base = "/latest/meta-data/iam/security-credentials/";
     let list = imds_get(http, endpoint, base)
         .map_err(|e| format!("no EC2 IMDS role found: {e}"))?
@@ -98,7 +104,7 @@ pub fn role_credentials(http: &HttpClient, endpoint: &Endpoint) -> Result<RoleCr
 }
 
 /// The instance's region (`placement/region`), or `None`.
-pub fn instance_region(http: &HttpClient, endpoint: &Endpoint) -> Option<String> {
+pub(crate) fn instance_region(http: &HttpClient, endpoint: &Endpoint) -> Option<String> {
     imds_get(http, endpoint, "/latest/meta-data/placement/region")
         .ok()
         .flatten()
@@ -108,7 +114,7 @@ pub fn instance_region(http: &HttpClient, endpoint: &Endpoint) -> Option<String>
 
 /// What an S3 source names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Object {
+pub(crate) struct Object {
     /// The bucket, or for an access point its `NAME-ACCOUNT` host label.
     pub bucket: String,
     pub key: String,
@@ -121,7 +127,7 @@ pub struct Object {
 }
 
 /// Parses `s3://…` and `arn:…` sources.
-pub fn parse(url: &str) -> Result<Object, String> {
+pub(crate) fn parse(url: &str) -> Result<Object, String> {
     let bad = || format!("cannot map {} to an S3 object", redact(url));
     let (without_query, query) = match url.split_once('?') {
         Some((u, q)) => (u, Some(q)),
@@ -200,7 +206,7 @@ fn virtual_hostable(bucket: &str) -> bool {
 }
 
 /// S3 path escaping: every byte but the unreserved ones and `/` as %XX.
-pub fn escape_path(s: &str) -> String {
+pub(crate) fn escape_path(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
@@ -219,7 +225,7 @@ fn escape_query(s: &str) -> String {
 
 /// The object's URL: with `endpoint` (FLINT_S3_ENDPOINT) path-style on it, else the
 /// region's dual-stack endpoint as upstream's SDK builds it.
-pub fn object_url(o: &Object, region: &str, endpoint: Option<&str>) -> String {
+pub(crate) fn object_url(o: &Object, region: &str, endpoint: Option<&str>) -> String {
     let query = o
         .version
         .as_ref()
@@ -252,7 +258,7 @@ pub fn object_url(o: &Object, region: &str, endpoint: Option<&str>) -> String {
 /// Upstream asks anonymously; with credentials at hand flint signs the question (with the
 /// hint's region), which S3 answers the same way and S3 servers that refuse anonymous
 /// requests answer at all.
-pub fn bucket_region(
+pub(crate) fn bucket_region(
     http: &HttpClient,
     o: &Object,
     hint: &str,
@@ -300,7 +306,7 @@ pub fn bucket_region(
 }
 
 /// The UTC time as SigV4 wants it: (`YYYYMMDDTHHMMSSZ`, `YYYYMMDD`).
-pub fn amz_date(unix: u64) -> (String, String) {
+pub(crate) fn amz_date(unix: u64) -> (String, String) {
     let secs = unix as i64;
     let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
     let z = days + 719_468;
@@ -331,7 +337,7 @@ fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {
 }
 
 /// The headers that sign a GET (or HEAD) of `url` with SigV4 for service `s3`.
-pub fn sign(
+pub(crate) fn sign(
     method: &str,
     url: &str,
     region: &str,

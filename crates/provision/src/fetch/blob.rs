@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Largest resource kept in memory; anything larger goes to the spool directory.
-pub const MEMORY_LIMIT: usize = 1 << 20;
+pub(crate) const MEMORY_LIMIT: usize = 1 << 20;
 
 /// Default spool directory: on disk on an installed system, the initramfs' own root in
 /// the initramfs (not `/run`, which systemd caps at a fifth of the memory).
-pub const DEFAULT_SPOOL: &str = "/var/tmp";
+pub(crate) const DEFAULT_SPOOL: &str = "/var/tmp";
 
 /// The bytes of a fetched resource.
 #[derive(Debug, Clone)]
@@ -231,7 +231,7 @@ enum Hasher {
 
 /// Takes decompressed bytes: counts them against the limit, hashes them, keeps them in
 /// memory or in the spool.
-pub struct Intake<'a> {
+pub(crate) struct Intake<'a> {
     spool: &'a Spool,
     limit: u64,
     len: u64,
@@ -244,7 +244,7 @@ pub struct Intake<'a> {
 
 impl<'a> Intake<'a> {
     /// `hash` is the `verification.hash` (`sha512-<hex>` or `sha256-<hex>`).
-    pub fn new(spool: &'a Spool, limit: u64, hash: Option<&str>) -> Intake<'a> {
+    pub(crate) fn new(spool: &'a Spool, limit: u64, hash: Option<&str>) -> Intake<'a> {
         let hash = hash.map(|h| {
             let (function, want) = h.split_once('-').ok_or("malformed hash specifier")?;
             let hasher = match function {
@@ -265,7 +265,7 @@ impl<'a> Intake<'a> {
     }
 
     /// The blob, once its hash (if any) is checked.
-    pub fn finish(mut self) -> Result<Blob, String> {
+    pub(crate) fn finish(mut self) -> Result<Blob, String> {
         if let Some(h) = self.hash.take() {
             let (function, want, hasher) = h?;
             let got = super::hex(&match hasher {
@@ -333,7 +333,7 @@ pub trait BodySink {
 }
 
 /// Bytes as served → gunzip when the resource says so → [`Intake`].
-pub struct ResourceSink<'a> {
+pub(crate) struct ResourceSink<'a> {
     /// The source, credentials removed, that errors about the data name.
     source: String,
     spool: &'a Spool,
@@ -349,7 +349,7 @@ enum Chain<'a> {
 }
 
 impl<'a> ResourceSink<'a> {
-    pub fn new(
+    pub(crate) fn new(
         source: &str,
         spool: &'a Spool,
         limit: u64,
@@ -376,7 +376,7 @@ impl<'a> ResourceSink<'a> {
     }
 
     /// The resource, decompressed and verified.
-    pub fn finish(self) -> Result<Blob, String> {
+    pub(crate) fn finish(self) -> Result<Blob, String> {
         let source = self.source;
         let intake = match self.chain {
             Chain::Plain(i) => *i,
@@ -421,12 +421,12 @@ pub struct Finish<'a> {
 
 /// One download fed to each of several [`ResourceSink`]s. A sink that fails (corrupt gzip
 /// for one entry) stops taking data; the download goes on while any still takes it.
-pub struct Fan<'a> {
+pub(crate) struct Fan<'a> {
     sinks: Vec<Result<ResourceSink<'a>, String>>,
 }
 
 impl<'a> Fan<'a> {
-    pub fn new(source: &str, spool: &'a Spool, limit: u64, finishes: &[Finish<'a>]) -> Self {
+    pub(crate) fn new(source: &str, spool: &'a Spool, limit: u64, finishes: &[Finish<'a>]) -> Self {
         Fan {
             sinks: finishes
                 .iter()
@@ -436,7 +436,7 @@ impl<'a> Fan<'a> {
     }
 
     /// Each way's blob or error, in the order of the finishes.
-    pub fn finish(self) -> Vec<Result<Blob, String>> {
+    pub(crate) fn finish(self) -> Vec<Result<Blob, String>> {
         self.sinks
             .into_iter()
             .map(|s| s.and_then(ResourceSink::finish))

@@ -26,7 +26,9 @@ use ureq::unversioned::transport::{
 };
 
 /// The rustls client configuration: the given roots, with [`OwnCertVerifier`].
-pub fn client_config(roots: &[CertificateDer<'static>]) -> Result<Arc<ClientConfig>, String> {
+pub(crate) fn client_config(
+    roots: &[CertificateDer<'static>],
+) -> Result<Arc<ClientConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut store = RootCertStore::empty();
     store.add_parsable_certificates(roots.iter().cloned());
@@ -121,7 +123,7 @@ impl ServerCertVerifier for OwnCertVerifier {
 }
 
 /// Wraps the chained transport in TLS (for https) with [`client_config`].
-pub struct TlsConnector(pub Arc<ClientConfig>);
+pub(crate) struct TlsConnector(pub Arc<ClientConfig>);
 
 impl fmt::Debug for TlsConnector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -164,7 +166,7 @@ impl<In: Transport> Connector<In> for TlsConnector {
     }
 }
 
-pub struct TlsTransport {
+pub(crate) struct TlsTransport {
     buffers: LazyBuffers,
     stream: StreamOwned<ClientConnection, TransportAdapter>,
 }
@@ -207,7 +209,7 @@ impl Transport for TlsTransport {
 /// Resolves every host to the proxy's addresses: the connection goes to the proxy, and the
 /// target's name is left to it.
 #[derive(Debug)]
-pub struct ToProxy(pub ureq::http::Uri);
+pub(crate) struct ToProxy(pub ureq::http::Uri);
 
 impl Resolver for ToProxy {
     fn resolve(
@@ -223,7 +225,7 @@ impl Resolver for ToProxy {
 /// Rewrites each request line to absolute form (and adds the proxy's credentials), for a
 /// plain-HTTP request sent to a proxy.
 #[derive(Debug)]
-pub struct AbsoluteForm {
+pub(crate) struct AbsoluteForm {
     /// `Proxy-Authorization` value, from the proxy URL's user information.
     pub auth: Option<String>,
 }
@@ -253,7 +255,7 @@ impl<In: Transport> Connector<In> for AbsoluteForm {
 }
 
 #[derive(Debug)]
-pub struct AbsoluteFormTransport<In> {
+pub(crate) struct AbsoluteFormTransport<In> {
     inner: In,
     prefix: String,
     auth: Option<String>,

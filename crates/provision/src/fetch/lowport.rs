@@ -11,14 +11,14 @@ use std::os::fd::FromRawFd;
 use std::time::{Duration, Instant};
 
 /// A response: status and body.
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: u16,
     pub body: Vec<u8>,
 }
 
 /// GET `url` (http only) from a random free port below 1024, retrying connection errors
 /// and 5xx with backoff until `total` has passed.
-pub fn get(
+pub(crate) fn get(
     url: &str,
     headers: &[(String, String)],
     total: Duration,
@@ -28,7 +28,7 @@ pub fn get(
 }
 
 /// As [`get`], from any source port (for hosts with an IPv6 zone).
-pub fn get_any_port(
+pub(crate) fn get_any_port(
     url: &str,
     headers: &[(String, String)],
     total: Duration,

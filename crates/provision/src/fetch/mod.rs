@@ -2,17 +2,17 @@
 //! Flatcar's `oem` sources, checked against `verification.hash` and decompressed, with limits so that a
 //! hostile resource cannot take the machine's memory.
 
-pub mod aws;
-pub mod blob;
+pub(crate) mod aws;
+pub(crate) mod blob;
 pub mod cloud;
-pub mod connect;
+pub(crate) mod connect;
 pub mod http;
-pub mod lowport;
+pub(crate) mod lowport;
 pub mod metadata;
-pub mod oem;
-pub mod proxy;
-pub mod tftp;
-pub mod url;
+pub(crate) mod oem;
+pub(crate) mod proxy;
+pub(crate) mod tftp;
+pub(crate) mod url;
 
 use flint_ignition::types::{Ignition, Resource};
 use http::HttpClient;

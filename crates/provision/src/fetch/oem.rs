@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The label of Flatcar's OEM partition's filesystem.
-pub const LABEL: &str = "OEM";
+pub(crate) const LABEL: &str = "OEM";
 
 /// Where OEM files are looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +92,7 @@ impl Oem {
 }
 
 /// The path inside the OEM partition that `url` names, relative and cleaned.
-pub fn path_of(url: &str) -> Result<PathBuf, String> {
+pub(crate) fn path_of(url: &str) -> Result<PathBuf, String> {
     let (scheme, rest) = url.split_once(':').ok_or("not a URL")?;
     if !scheme.eq_ignore_ascii_case("oem") {
         return Err(format!("not an oem URL: scheme {scheme:?}"));

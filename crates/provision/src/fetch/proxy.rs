@@ -78,7 +78,7 @@ fn in_cidr(ip: IpAddr, cidr: &str) -> bool {
 }
 
 /// Whether `noProxy` entry `entry` exempts `host:port` from the proxy.
-pub fn bypasses(entry: &str, host: &str, port: u16) -> bool {
+pub(crate) fn bypasses(entry: &str, host: &str, port: u16) -> bool {
     let entry = entry.trim();
     if entry == "*" {
         return true;

@@ -11,7 +11,7 @@ const OP_ERROR: u16 = 5;
 const BLOCK: usize = 512;
 
 /// Fetches `path` from the TFTP server at `host:port`, refusing more than `limit` bytes.
-pub fn get(
+pub(crate) fn get(
     host: &str,
     port: u16,
     path: &str,

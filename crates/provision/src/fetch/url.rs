@@ -7,7 +7,7 @@
 
 /// The parts of a `scheme://[user[:password]@]host[:port]/path?query#fragment` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Url {
+pub(crate) struct Url {
     pub scheme: String,
     /// User name and password, percent-decoded (a missing password is empty): bytes, as
     /// Go sends them, whatever their encoding.
@@ -29,7 +29,7 @@ fn default_port(scheme: &str) -> u16 {
 }
 
 impl Url {
-    pub fn parse(s: &str) -> Result<Url, String> {
+    pub(crate) fn parse(s: &str) -> Result<Url, String> {
         let (scheme, rest) = s
             .split_once("://")
             .ok_or_else(|| format!("not a hierarchical URL: {}", redact(s)))?;
@@ -81,21 +81,13 @@ impl Url {
     }
 
     /// The host without IPv6 brackets.
-    pub fn bare_host(&self) -> &str {
+    pub(crate) fn bare_host(&self) -> &str {
         self.host.trim_start_matches('[').trim_end_matches(']')
-    }
-
-    pub fn origin(&self) -> String {
-        if self.port == default_port(&self.scheme) {
-            format!("{}://{}", self.scheme, self.host)
-        } else {
-            format!("{}://{}:{}", self.scheme, self.host, self.port)
-        }
     }
 
     /// The `Authorization` (or `Proxy-Authorization`) value its user information makes, as
     /// Go's client makes it: `Basic` and base64 of the decoded `user:password`.
-    pub fn basic_credentials(&self) -> Option<String> {
+    pub(crate) fn basic_credentials(&self) -> Option<String> {
         use base64::Engine;
         let (user, password) = self.user.as_ref()?;
         let pair = [&user[..], b":", password].concat();
@@ -105,19 +97,19 @@ impl Url {
 
     /// The URL the request goes to: without user information or fragment, the path
     /// escaped as it is sent.
-    pub fn request_url(&self) -> String {
+    pub(crate) fn request_url(&self) -> String {
         format!("{}://{}{}", self.scheme, self.authority, self.path)
     }
 
     /// The path without the query, its escapes decoded (what a TFTP server is asked for).
-    pub fn decoded_path(&self) -> String {
+    pub(crate) fn decoded_path(&self) -> String {
         let path = self.path.split('?').next().unwrap_or("");
         String::from_utf8_lossy(&unescape(path).unwrap_or_else(|_| path.into())).into_owned()
     }
 
     /// Resolves a `Location` header against this URL, as a browser or Go's client does:
     /// relative paths against this one's directory, and `.` and `..` segments removed.
-    pub fn join(&self, location: &str) -> Result<String, String> {
+    pub(crate) fn join(&self, location: &str) -> Result<String, String> {
         let location = location.split('#').next().unwrap_or("");
         let scheme_len = location
             .find(':')
@@ -247,7 +239,7 @@ fn resolve_path(base: &str, reference: &str) -> String {
 
 /// `url` with its scheme in lower case, as Go's URL parser gives it to Ignition's fetchers
 /// (`HTTP://`, `Data:` and `TFTP://` fetch as their lower-case spellings do).
-pub fn lower_scheme(url: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn lower_scheme(url: &str) -> std::borrow::Cow<'_, str> {
     let scheme = url.split(':').next().unwrap_or("");
     if url.len() > scheme.len()
         && is_scheme(scheme)
@@ -260,7 +252,7 @@ pub fn lower_scheme(url: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `url` with user information and query values removed, for messages and logs.
-pub fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     if url.starts_with("data:") {
         let head = url.split(',').next().unwrap_or("data:");
         return format!("{head},…");

@@ -6,7 +6,7 @@ use super::{Context, Platform, UserData, userdata};
 const TOKEN: &str = "http://169.254.169.254/v1/token";
 const USER_DATA: &str = "http://169.254.169.254/v1/user-data";
 
-pub struct Akamai;
+pub(super) struct Akamai;
 
 impl Platform for Akamai {
     fn name(&self) -> &'static str {

@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://100.100.100.200/latest/user-data";
 
-pub struct Aliyun;
+pub(super) struct Aliyun;
 
 impl Platform for Aliyun {
     fn name(&self) -> &'static str {

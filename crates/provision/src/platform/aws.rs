@@ -5,7 +5,7 @@
 use super::{Context, Credentials, Platform, UserData};
 use crate::fetch::aws::{self as imds, IMDS};
 
-pub struct Aws;
+pub(super) struct Aws;
 
 impl Platform for Aws {
     fn name(&self) -> &'static str {

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 const USER_DATA: &str =
     "http://169.254.169.254/metadata/instance/compute/userData?api-version=2021-01-01&format=text";
 
-pub struct Azure;
-pub struct AzureStack;
+pub(super) struct Azure;
+pub(super) struct AzureStack;
 
 impl Platform for Azure {
     fn name(&self) -> &'static str {

@@ -8,7 +8,7 @@ use super::{Context, Platform, UserData, userdata};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
-pub struct CloudSigma;
+pub(super) struct CloudSigma;
 
 impl Platform for CloudSigma {
     fn name(&self) -> &'static str {
@@ -24,7 +24,7 @@ impl Platform for CloudSigma {
 }
 
 /// Sends the request and reads the answer up to the end-of-transmission byte.
-pub fn read_context(path: &std::path::Path, wait: Duration) -> Result<Vec<u8>, String> {
+pub(super) fn read_context(path: &std::path::Path, wait: Duration) -> Result<Vec<u8>, String> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut port = std::fs::OpenOptions::new()
         .read(true)
@@ -76,7 +76,7 @@ fn raw_mode(port: &std::fs::File) {
 }
 
 /// The user data in a server context.
-pub fn user_data(context: &[u8]) -> Result<Vec<u8>, String> {
+pub(super) fn user_data(context: &[u8]) -> Result<Vec<u8>, String> {
     let v: serde_json::Value =
         serde_json::from_slice(context).map_err(|e| format!("server context: {e}"))?;
     let meta = &v["meta"];

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 const PATH: &str = "/cloudstack/userdata/user_data.txt";
 
-pub struct CloudStack;
+pub(super) struct CloudStack;
 
 impl Platform for CloudStack {
     fn name(&self) -> &'static str {
@@ -64,7 +64,7 @@ impl Platform for CloudStack {
 }
 
 /// `SERVER_ADDRESS` from the first lease file in `dir`.
-pub fn dhcp_server(dir: &Path) -> Option<String> {
+pub(super) fn dhcp_server(dir: &Path) -> Option<String> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .ok()?
         .flatten()

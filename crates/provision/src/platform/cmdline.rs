@@ -8,16 +8,16 @@ use std::time::Duration;
 
 /// What the command line asks for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Request {
+pub(crate) struct Request {
     pub url: Option<String>,
     pub device: Option<String>,
     pub path: Option<String>,
 }
 
 /// How long the labelled device may take to appear.
-pub const DEVICE_WAIT: Duration = Duration::from_secs(30);
+pub(crate) const DEVICE_WAIT: Duration = Duration::from_secs(30);
 
-pub fn parse(cmdline: &str) -> Request {
+pub(crate) fn parse(cmdline: &str) -> Request {
     let mut r = Request::default();
     for arg in cmdline.split_whitespace() {
         let Some((k, v)) = arg.split_once('=') else {
@@ -39,7 +39,7 @@ pub fn parse(cmdline: &str) -> Request {
 }
 
 /// The config the command line names, `None` when it names none.
-pub fn fetch(cx: &Context) -> Result<Option<UserData>, String> {
+pub(crate) fn fetch(cx: &Context) -> Result<Option<UserData>, String> {
     let text = match std::fs::read_to_string(&cx.places.cmdline) {
         Ok(t) => t,
         // Only where there is no /proc (tests, chroots): nothing on the command line.

@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.169.254/metadata/v1/user-data";
 
-pub struct DigitalOcean;
+pub(super) struct DigitalOcean;
 
 impl Platform for DigitalOcean {
     fn name(&self) -> &'static str {

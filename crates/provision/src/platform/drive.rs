@@ -9,17 +9,17 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The device carrying the filesystem labelled `label`, waiting up to `wait`.
-pub fn wait_for_label(label: &str, wait: Duration) -> Result<PathBuf, String> {
+pub(crate) fn wait_for_label(label: &str, wait: Duration) -> Result<PathBuf, String> {
     crate::system::devices::resolve(&format!("/dev/disk/by-label/{label}"), wait)
 }
 
 /// The device labelled `label` if it is there now.
-pub fn find_label(label: &str) -> Option<PathBuf> {
+pub(crate) fn find_label(label: &str) -> Option<PathBuf> {
     crate::system::devices::resolve_now(&format!("/dev/disk/by-label/{label}"))
 }
 
 /// Waits until `found` returns something or `wait` passes (polling once a second).
-pub fn poll<T>(wait: Duration, mut found: impl FnMut() -> Option<T>) -> Option<T> {
+pub(crate) fn poll<T>(wait: Duration, mut found: impl FnMut() -> Option<T>) -> Option<T> {
     let start = Instant::now();
     loop {
         if let Some(t) = found() {
@@ -33,7 +33,7 @@ pub fn poll<T>(wait: Duration, mut found: impl FnMut() -> Option<T>) -> Option<T
 }
 
 /// The filesystem type blkid reports on `dev`.
-pub fn fs_type(dev: &Path) -> Result<String, String> {
+pub(crate) fn fs_type(dev: &Path) -> Result<String, String> {
     match crate::system::probe::probe(dev) {
         Ok(Some(f)) if !f.kind.is_empty() => Ok(f.kind),
         Ok(_) => Err(format!("no filesystem on {}", dev.display())),
@@ -43,7 +43,7 @@ pub fn fs_type(dev: &Path) -> Result<String, String> {
 
 /// Mounts `dev` read-only, reads each of `files` (paths inside the filesystem; `None` for
 /// one that is not there), unmounts.
-pub fn read_files(
+pub(crate) fn read_files(
     cx: &Context,
     dev: &Path,
     files: &[&str],
@@ -53,7 +53,7 @@ pub fn read_files(
 }
 
 /// As [`read_files`] with the filesystem type given.
-pub fn read_files_as(
+pub(crate) fn read_files_as(
     cx: &Context,
     dev: &Path,
     kind: &str,
@@ -89,7 +89,7 @@ static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 
 /// `path` (cleaned, made relative) under `root`, `None` when absent; refused when it
 /// resolves outside `root`.
-pub fn read_inside(root: &Path, path: &str) -> Result<Option<Vec<u8>>, String> {
+pub(crate) fn read_inside(root: &Path, path: &str) -> Result<Option<Vec<u8>>, String> {
     let rel: PathBuf = Path::new(path)
         .components()
         .filter(|c| matches!(c, std::path::Component::Normal(_)))
@@ -114,13 +114,16 @@ pub fn read_inside(root: &Path, path: &str) -> Result<Option<Vec<u8>>, String> {
 
 /// One way to the user data, run beside others by [`first_of`]: `Ok` ends the race (empty
 /// bytes too: "no config" is an answer), `Err` drops out.
-pub type Attempt =
+pub(crate) type Attempt =
     Box<dyn FnOnce(&std::sync::atomic::AtomicBool) -> Result<Vec<u8>, String> + Send>;
 
 /// Runs `attempts` side by side (config drives and a metadata service, as upstream): the
 /// first answer wins and the rest are told to stop; when all fail, `None` (upstream then
 /// goes on without a config). Failures are noted with their names.
-pub fn first_of(cx: &Context, attempts: Vec<(String, Attempt)>) -> Option<(String, Vec<u8>)> {
+pub(crate) fn first_of(
+    cx: &Context,
+    attempts: Vec<(String, Attempt)>,
+) -> Option<(String, Vec<u8>)> {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let stop = Arc::new(AtomicBool::new(false));
@@ -153,7 +156,7 @@ pub fn first_of(cx: &Context, attempts: Vec<(String, Attempt)>) -> Option<(Strin
 
 /// An attempt reading `file` from the drive labelled `label` once it appears (within
 /// `wait`); a drive without the file answers "no config".
-pub fn drive_attempt(
+pub(crate) fn drive_attempt(
     cx: &Context,
     label: &'static str,
     file: &'static str,
@@ -183,7 +186,7 @@ pub fn drive_attempt(
 }
 
 /// [`read_files`] with only the places (for attempts on their own threads).
-pub fn read_files_in(
+pub(crate) fn read_files_in(
     places: &super::Places,
     dev: &Path,
     files: &[&str],

@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.169.254/1.0/user-data";
 
-pub struct Exoscale;
+pub(super) struct Exoscale;
 
 impl Platform for Exoscale {
     fn name(&self) -> &'static str {

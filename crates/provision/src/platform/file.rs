@@ -3,7 +3,7 @@
 
 use super::{Context, Platform, UserData};
 
-pub struct FilePlatform;
+pub(super) struct FilePlatform;
 
 impl Platform for FilePlatform {
     fn name(&self) -> &'static str {

@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.169.254/computeMetadata/v1/instance/attributes/user-data";
 
-pub struct Gcp;
+pub(super) struct Gcp;
 
 impl Platform for Gcp {
     fn name(&self) -> &'static str {

@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.169.254/hetzner/v1/userdata";
 
-pub struct Hetzner;
+pub(super) struct Hetzner;
 
 impl Platform for Hetzner {
     fn name(&self) -> &'static str {

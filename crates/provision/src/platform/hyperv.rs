@@ -13,26 +13,26 @@ use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 
 /// The size of `struct hv_kvp_msg` (linux/hyperv.h).
-pub const MSG_SIZE: usize = 7432;
+pub(crate) const MSG_SIZE: usize = 7432;
 const OP_SET: u8 = 1;
 const OP_REGISTER1: u8 = 100;
 const KEY_OFFSET: usize = 16;
 const VALUE_OFFSET: usize = 528;
-pub const MAX_KEY: usize = 512;
-pub const MAX_VALUE: usize = 2048;
+pub(crate) const MAX_KEY: usize = 512;
+pub(crate) const MAX_VALUE: usize = 2048;
 const HV_E_FAIL: u32 = 0x8000_4005;
-pub const POOLS: u8 = 5;
+pub(crate) const POOLS: u8 = 5;
 const POOL_DIR: &str = "/var/lib/hyperv";
 
 /// The kernel's KVP channel: whole messages written and read.
-pub trait Channel {
+pub(crate) trait Channel {
     fn send(&mut self, msg: &[u8]) -> Result<(), String>;
     /// The next message, or `None` when nothing came within a second.
     fn receive(&mut self) -> Result<Option<Vec<u8>>, String>;
 }
 
 /// Key/value pairs by pool, in arrival order.
-pub type Pools = Vec<Vec<(String, String)>>;
+pub(crate) type Pools = Vec<Vec<(String, String)>>;
 
 fn c_string(b: &[u8], size: u32) -> String {
     let n = (size as usize).saturating_sub(1).min(b.len());
@@ -40,7 +40,7 @@ fn c_string(b: &[u8], size: u32) -> String {
 }
 
 /// Registers and collects what the host sends.
-pub fn read_pools(ch: &mut dyn Channel) -> Result<Pools, String> {
+pub(crate) fn read_pools(ch: &mut dyn Channel) -> Result<Pools, String> {
     let mut pools: Pools = vec![Vec::new(); POOLS as usize];
     let mut reg = vec![0u8; MSG_SIZE];
     reg[0] = OP_REGISTER1;
@@ -69,7 +69,7 @@ pub fn read_pools(ch: &mut dyn Channel) -> Result<Pools, String> {
 }
 
 /// The config in pool 0: `ignition.config`, else `ignition.config.0`, `.1`, … joined.
-pub fn config_of(pools: &Pools) -> String {
+pub(crate) fn config_of(pools: &Pools) -> String {
     let pool = &pools[0];
     let get = |k: &str| {
         pool.iter()
@@ -90,7 +90,7 @@ pub fn config_of(pools: &Pools) -> String {
 }
 
 /// A pool as the KVP daemon keeps it: each key in 512 bytes, each value in 2048.
-pub fn pool_file(pairs: &[(String, String)]) -> Vec<u8> {
+pub(crate) fn pool_file(pairs: &[(String, String)]) -> Vec<u8> {
     let mut out = Vec::new();
     for (k, v) in pairs {
         let mut key = vec![0u8; MAX_KEY];
@@ -106,7 +106,7 @@ pub fn pool_file(pairs: &[(String, String)]) -> Vec<u8> {
 }
 
 /// The user data and the pool files.
-pub fn fetch_with(ch: &mut dyn Channel) -> Result<UserData, String> {
+pub(crate) fn fetch_with(ch: &mut dyn Channel) -> Result<UserData, String> {
     let pools = read_pools(ch).map_err(|e| format!("reading key-value pairs: {e}"))?;
     let mut u = UserData::new(config_of(&pools).into_bytes(), "Hyper-V KVP pool 0");
     for (i, pairs) in pools.iter().enumerate() {
@@ -128,7 +128,7 @@ pub fn fetch_with(ch: &mut dyn Channel) -> Result<UserData, String> {
     Ok(u)
 }
 
-pub struct HyperV;
+pub(crate) struct HyperV;
 
 impl Platform for HyperV {
     fn name(&self) -> &'static str {
@@ -211,11 +211,11 @@ impl Channel for Device {
 }
 
 #[cfg(test)]
-pub mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A message as the kernel driver hands one to the daemon.
-    pub fn set_msg(pool: u8, key: &str, value: &str) -> Vec<u8> {
+    pub(crate) fn set_msg(pool: u8, key: &str, value: &str) -> Vec<u8> {
         let mut m = vec![0u8; MSG_SIZE];
         m[0] = OP_SET;
         m[1] = pool;

@@ -4,7 +4,7 @@
 use super::{Context, Platform, UserData, drive};
 use std::time::Duration;
 
-pub struct IbmCloud;
+pub(super) struct IbmCloud;
 
 impl Platform for IbmCloud {
     fn name(&self) -> &'static str {

@@ -4,7 +4,7 @@
 
 use super::{Context, Platform, UserData, drive};
 
-pub struct KubeVirt;
+pub(super) struct KubeVirt;
 
 impl Platform for KubeVirt {
     fn name(&self) -> &'static str {

@@ -3,7 +3,7 @@
 
 use super::{Context, Platform, UserData};
 
-pub struct Metal;
+pub(super) struct Metal;
 
 impl Platform for Metal {
     fn name(&self) -> &'static str {

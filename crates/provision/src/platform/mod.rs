@@ -9,10 +9,10 @@
 //! [`acquire`] runs upstream's chain: the kernel command line, then the system config
 //! directories' `user.ign`, then the platform.
 
-pub mod cmdline;
-pub mod drive;
+pub(crate) mod cmdline;
+pub(crate) mod drive;
 pub mod system;
-pub mod userdata;
+pub(crate) mod userdata;
 
 mod akamai;
 mod aliyun;
@@ -25,7 +25,7 @@ mod exoscale;
 mod file;
 mod gcp;
 mod hetzner;
-pub mod hyperv;
+pub(crate) mod hyperv;
 mod ibmcloud;
 mod kubevirt;
 mod metal;
@@ -34,11 +34,11 @@ mod openstack;
 mod oraclecloud;
 mod packet;
 mod proxmoxve;
-pub mod qemu;
+pub(crate) mod qemu;
 mod scaleway;
 mod upcloud;
-pub mod virtualbox;
-pub mod vmware;
+pub(crate) mod virtualbox;
+pub(crate) mod vmware;
 mod vultr;
 
 use crate::fetch::Fetcher;

@@ -4,7 +4,7 @@
 
 use super::{Context, Platform, UserData, drive};
 
-pub struct Nutanix;
+pub(super) struct Nutanix;
 
 impl Platform for Nutanix {
     fn name(&self) -> &'static str {

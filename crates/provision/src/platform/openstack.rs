@@ -11,7 +11,7 @@ const PATH: &str = "/openstack/latest/user_data";
 const V4: &str = "http://169.254.169.254/openstack/latest/user_data";
 
 /// Registered under several names.
-pub struct OpenStack(pub &'static str);
+pub(super) struct OpenStack(pub &'static str);
 
 impl Platform for OpenStack {
     fn name(&self) -> &'static str {
@@ -98,7 +98,7 @@ fn metadata_attempt(cx: &Context, urls: Vec<String>) -> drive::Attempt {
 }
 
 /// Interfaces that are up, not loopback, and have an IPv6 address.
-pub fn ipv6_interfaces(net: &Path) -> Vec<String> {
+pub(super) fn ipv6_interfaces(net: &Path) -> Vec<String> {
     let inet6 = std::fs::read_to_string("/proc/net/if_inet6").unwrap_or_default();
     let with_v6: Vec<&str> = inet6
         .lines()

@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.169.254/opc/v2/instance/metadata/user_data";
 
-pub struct OracleCloud;
+pub(super) struct OracleCloud;
 
 impl Platform for OracleCloud {
     fn name(&self) -> &'static str {

@@ -9,7 +9,7 @@ const USER_DATA: &str = "https://metadata.packet.net/userdata";
 const METADATA: &str = "https://metadata.packet.net/metadata";
 
 /// Registered as `packet` (upstream's name) and `equinix`.
-pub struct Packet(pub &'static str);
+pub(super) struct Packet(pub &'static str);
 
 impl Platform for Packet {
     fn name(&self) -> &'static str {

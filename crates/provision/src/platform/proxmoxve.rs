@@ -5,7 +5,7 @@
 use super::{Context, Platform, UserData, drive};
 use std::time::Duration;
 
-pub struct ProxmoxVE;
+pub(super) struct ProxmoxVE;
 
 impl Platform for ProxmoxVE {
     fn name(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::{Context, Platform, UserData};
 /// fw_cfg entries Flatcar reads, in order.
 pub const FW_CFG_NAMES: &[&str] = &["opt/org.flatcar-linux/config", "opt/com.coreos/config"];
 
-pub struct Qemu;
+pub(crate) struct Qemu;
 
 impl Platform for Qemu {
     fn name(&self) -> &'static str {

@@ -6,7 +6,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.42.42/user_data/cloud-init";
 
-pub struct Scaleway;
+pub(super) struct Scaleway;
 
 impl Platform for Scaleway {
     fn name(&self) -> &'static str {

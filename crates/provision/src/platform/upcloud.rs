@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.169.254/metadata/v1/user_data";
 
-pub struct UpCloud;
+pub(super) struct UpCloud;
 
 impl Platform for UpCloud {
     fn name(&self) -> &'static str {

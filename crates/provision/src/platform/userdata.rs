@@ -7,7 +7,7 @@ use base64::Engine;
 
 /// The kind of user data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Zero bytes: no config.
     Empty,
     CloudConfig,
@@ -19,7 +19,7 @@ pub enum Kind {
 
 impl Kind {
     /// For the one line that says why the user data was skipped.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::Empty => "empty",
             Kind::CloudConfig => "a #cloud-config",
@@ -31,7 +31,7 @@ impl Kind {
 }
 
 /// Classifies user data the way Flatcar's patched Ignition does before parsing it.
-pub fn classify(data: &[u8]) -> Kind {
+pub(crate) fn classify(data: &[u8]) -> Kind {
     if data.is_empty() {
         return Kind::Empty;
     }
@@ -105,7 +105,7 @@ fn is_multipart_mime(data: &[u8]) -> bool {
 }
 
 /// Standard base64 (padding required), as Go's StdEncoding.
-pub fn base64_decode(data: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn base64_decode(data: &[u8]) -> Result<Vec<u8>, String> {
     base64::engine::general_purpose::STANDARD
         .decode(data)
         .map_err(|e| format!("decoding base64: {e}"))
@@ -113,7 +113,7 @@ pub fn base64_decode(data: &[u8]) -> Result<Vec<u8>, String> {
 
 /// gzip data decompressed, anything else as it is (upstream's TryUnzip: decided by the
 /// gzip magic bytes).
-pub fn try_gunzip(data: Vec<u8>) -> Result<Vec<u8>, String> {
+pub(crate) fn try_gunzip(data: Vec<u8>) -> Result<Vec<u8>, String> {
     if data.starts_with(&[0x1f, 0x8b, 0x08]) {
         crate::fetch::gunzip(&data, crate::fetch::IN_MEMORY_LIMIT)
     } else {

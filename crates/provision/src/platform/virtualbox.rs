@@ -11,18 +11,18 @@
 use super::{Context, Platform, UserData};
 use std::os::fd::AsRawFd;
 
-pub const CONFIG: &str = "/Ignition/Config";
-pub const ENCODING: &str = "/Ignition/Config/Encoding";
+pub(crate) const CONFIG: &str = "/Ignition/Config";
+pub(crate) const ENCODING: &str = "/Ignition/Config/Encoding";
 
 const FN_GET_PROP: u32 = 1;
 const FN_DEL_PROP: u32 = 4;
-pub const VINF_SUCCESS: i32 = 0;
-pub const VERR_BUFFER_OVERFLOW: i32 = -41;
-pub const VERR_NOT_FOUND: i32 = -78;
+pub(crate) const VINF_SUCCESS: i32 = 0;
+pub(crate) const VERR_BUFFER_OVERFLOW: i32 = -41;
+pub(crate) const VERR_NOT_FOUND: i32 = -78;
 
 /// One parameter of an HGCM call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Param {
+pub(crate) enum Param {
     /// Bytes the host reads.
     In(Vec<u8>),
     /// A buffer the host reads and writes.
@@ -32,13 +32,13 @@ pub enum Param {
 }
 
 /// HGCM calls to one host service.
-pub trait Hgcm {
+pub(crate) trait Hgcm {
     /// Calls `function` of the connected service; returns the service's status code.
     fn call(&mut self, function: u32, params: &mut [Param]) -> Result<i32, String>;
 }
 
 /// A guest property's value; `None` when it does not exist.
-pub fn get_property(h: &mut dyn Hgcm, name: &str) -> Result<Option<Vec<u8>>, String> {
+pub(crate) fn get_property(h: &mut dyn Hgcm, name: &str) -> Result<Option<Vec<u8>>, String> {
     let mut cname = name.as_bytes().to_vec();
     cname.push(0);
     let mut params = [
@@ -78,7 +78,7 @@ pub fn get_property(h: &mut dyn Hgcm, name: &str) -> Result<Option<Vec<u8>>, Str
     Ok(Some(buf[..end].to_vec()))
 }
 
-pub fn delete_property(h: &mut dyn Hgcm, name: &str) -> Result<(), String> {
+pub(crate) fn delete_property(h: &mut dyn Hgcm, name: &str) -> Result<(), String> {
     let mut cname = name.as_bytes().to_vec();
     cname.push(0);
     match h.call(FN_DEL_PROP, &mut [Param::In(cname)])? {
@@ -93,7 +93,7 @@ pub fn delete_property(h: &mut dyn Hgcm, name: &str) -> Result<(), String> {
 }
 
 /// The config as the platform reads it.
-pub fn fetch_with(h: &mut dyn Hgcm) -> Result<UserData, String> {
+pub(crate) fn fetch_with(h: &mut dyn Hgcm) -> Result<UserData, String> {
     if let Some(enc) = get_property(h, ENCODING)?.filter(|e| !e.is_empty()) {
         return Err(format!(
             "unsupported {ENCODING:?} value {:?}",
@@ -106,13 +106,13 @@ pub fn fetch_with(h: &mut dyn Hgcm) -> Result<UserData, String> {
     })
 }
 
-pub fn delete_with(h: &mut dyn Hgcm) -> Result<(), String> {
+pub(crate) fn delete_with(h: &mut dyn Hgcm) -> Result<(), String> {
     delete_property(h, ENCODING)?;
     delete_property(h, CONFIG)
 }
 
 /// Registered as `virtualbox` and `vagrant`.
-pub struct VirtualBox(pub &'static str);
+pub(crate) struct VirtualBox(pub &'static str);
 
 impl Platform for VirtualBox {
     fn name(&self) -> &'static str {
@@ -148,7 +148,7 @@ const PARM_LINADDR_IN: u32 = 5;
 const LOC_LOCALHOST_EXISTING: u32 = 2;
 
 /// `_IOC(_IOC_READ|_IOC_WRITE, 'V', 7, size)`: a 64-bit HGCM call of `size` bytes.
-pub fn ioctl_call64(size: usize) -> libc::c_ulong {
+pub(crate) fn ioctl_call64(size: usize) -> libc::c_ulong {
     (3 << 30) | ((size as libc::c_ulong) << 16) | (0x56 << 8) | 7
 }
 
@@ -166,7 +166,7 @@ fn rc_of(b: &[u8]) -> i32 {
 }
 
 /// The guest driver, connected to the guest-property service.
-pub struct Device {
+pub(crate) struct Device {
     file: std::fs::File,
     client: u32,
 }
@@ -185,7 +185,7 @@ impl Device {
         Ok(rc_of(buf))
     }
 
-    pub fn connect(path: &std::path::Path) -> Result<Device, String> {
+    pub(crate) fn connect(path: &std::path::Path) -> Result<Device, String> {
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -221,7 +221,7 @@ impl Device {
 }
 
 /// The bytes of an HGCM call request with `params` (pointers to their buffers).
-pub fn encode_call(client: u32, function: u32, params: &mut [Param]) -> Vec<u8> {
+pub(crate) fn encode_call(client: u32, function: u32, params: &mut [Param]) -> Vec<u8> {
     let size = 40 + 16 * params.len();
     let mut b = request(size - HDR, size - HDR);
     b[24..28].copy_from_slice(&client.to_le_bytes());

@@ -4,7 +4,7 @@ use super::{Context, Platform, UserData};
 
 const USER_DATA: &str = "http://169.254.169.254/user-data/user-data";
 
-pub struct Vultr;
+pub(super) struct Vultr;
 
 impl Platform for Vultr {
     fn name(&self) -> &'static str {

@@ -2,10 +2,10 @@
 
 pub mod disks;
 pub mod fetch;
-pub mod files;
-pub mod kargs;
-pub mod mount;
-pub mod umount;
+pub(crate) mod files;
+pub(crate) mod kargs;
+pub(crate) mod mount;
+pub(crate) mod umount;
 
 use crate::stage::{Stage, StageName};
 

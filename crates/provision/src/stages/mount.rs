@@ -19,7 +19,7 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
 /// A filesystem to mount: its entry, and the directory under the root.
-pub struct Target<'a> {
+pub(crate) struct Target<'a> {
     pub entry: JsonPath,
     pub fs: &'a Filesystem,
     /// The mount path's elements inside the root (`.` dropped, `..` taken lexically).
@@ -59,7 +59,7 @@ impl Target<'_> {
     ) -> Result<Option<OwnedFd>, StageError> {
         match mount::open_beneath(&self.root, &self.parts, create) {
             Ok(fd) => Ok(Some(fd)),
-            Err(BeneathError::Missing(_)) => Ok(None),
+            Err(BeneathError::Missing) => Ok(None),
             Err(BeneathError::NotADirectory(i)) => {
                 let inner = format!("/{}", self.parts[..=i].join("/"));
                 let what = match std::fs::symlink_metadata(self.root.join(&inner[1..])) {
@@ -85,7 +85,7 @@ impl Target<'_> {
     }
 }
 
-pub struct Mount;
+pub(crate) struct Mount;
 
 impl Stage for Mount {
     fn name(&self) -> StageName {
@@ -113,7 +113,7 @@ impl Stage for Mount {
 
 /// Refuses, before anything is mounted or written, any mount path whose existing elements
 /// go through a symbolic link or a non-directory in the root as it is now.
-pub fn check_paths(config: &Config, root: &Path) -> Result<(), StageError> {
+pub(crate) fn check_paths(config: &Config, root: &Path) -> Result<(), StageError> {
     for t in targets(config, root) {
         t.open(StageName::Mount, false)?;
     }
@@ -121,7 +121,7 @@ pub fn check_paths(config: &Config, root: &Path) -> Result<(), StageError> {
 }
 
 /// The filesystems with a path, shallowest first (ties in config order).
-pub fn targets<'a>(config: &'a Config, root: &Path) -> Vec<Target<'a>> {
+pub(crate) fn targets<'a>(config: &'a Config, root: &Path) -> Vec<Target<'a>> {
     let base = JsonPath::root().key("storage").key("filesystems");
     let mut v: Vec<Target> = config
         .storage
@@ -151,7 +151,7 @@ pub fn targets<'a>(config: &'a Config, root: &Path) -> Vec<Target<'a>> {
 /// Where `f` is mounted: its path, except that the OEM partition asked for at
 /// `/usr/share/oem` goes to `/oem` (Flatcar's patch 0016: on Flatcar `/usr/share/oem` is a
 /// link to `/oem`). Only that exact path and device, as Flatcar matches them.
-pub fn mount_path(f: &Filesystem) -> &str {
+pub(crate) fn mount_path(f: &Filesystem) -> &str {
     match f.path.as_deref() {
         Some("/usr/share/oem") if f.device == "/dev/disk/by-label/OEM" => "/oem",
         Some(p) => p,
@@ -180,10 +180,10 @@ pub(super) fn mounted_here(dev: &Path, dir: &Path) -> bool {
 /// Where the mount stage lists the mount-point directories it created (inner paths, one a
 /// line), for the files stage: those under a user's home go to the user, as upstream's
 /// mount stage notes them and its files stage hands them over.
-pub const NOTATED_DIRS: &str = "notated-dirs";
+pub(crate) const NOTATED_DIRS: &str = "notated-dirs";
 
 /// The directories the files stage is to hand to users (see [`NOTATED_DIRS`]).
-pub fn notated_dirs(state_dir: &Path) -> Vec<String> {
+pub(crate) fn notated_dirs(state_dir: &Path) -> Vec<String> {
     std::fs::read_to_string(state_dir.join(NOTATED_DIRS))
         .unwrap_or_default()
         .lines()
@@ -193,7 +193,7 @@ pub fn notated_dirs(state_dir: &Path) -> Vec<String> {
 
 /// Mounts the targets; returns the directories this call mounted, in order, and notes.
 /// Mount points it creates are listed in `state_dir` ([`NOTATED_DIRS`]).
-pub fn mount_stage(
+pub(crate) fn mount_stage(
     config: &Config,
     root: &Path,
     state_dir: &Path,
@@ -313,7 +313,7 @@ fn mount_one(t: &Target, mode: Mode) -> Result<Option<String>, StageError> {
 }
 
 /// Unmounts directories a plan mounted read-only, deepest first.
-pub fn release(dirs: &[PathBuf]) {
+pub(crate) fn release(dirs: &[PathBuf]) {
     for d in dirs.iter().rev() {
         mount::release(d);
     }

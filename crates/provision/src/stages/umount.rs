@@ -7,7 +7,7 @@ use crate::system::{devices, mount};
 use flint_ignition::Config;
 use std::path::Path;
 
-pub struct Umount;
+pub(crate) struct Umount;
 
 impl Stage for Umount {
     fn name(&self) -> StageName {
@@ -27,7 +27,7 @@ impl Stage for Umount {
 }
 
 /// Unmounts every target that is mounted, deepest first; returns notes.
-pub fn umount_all(config: &Config, root: &Path) -> Result<Vec<String>, StageError> {
+pub(crate) fn umount_all(config: &Config, root: &Path) -> Result<Vec<String>, StageError> {
     let mut notes = Vec::new();
     for t in targets(config, root).iter().rev() {
         let Some(dev) = devices::resolve_now(&t.fs.device) else {

@@ -219,7 +219,7 @@ impl Dir {
 }
 
 /// A temporary name for a write of `name`, unique to this write: `.NAME.flint-tmp.RANDOM`.
-pub fn unique_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
+pub(crate) fn unique_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
     let mut r = [0u8; 6];
     super::random_bytes(&mut r);
     let mut s = std::ffi::OsString::from(".");
@@ -240,7 +240,7 @@ fn refusal(e: io::Error) -> Refused {
 /// A new private directory (mode 0700) named `PREFIX-XXXXXX` in `parent`, made fresh as
 /// mkdtemp(3) makes it: nothing that stood there before, a link planted by another user
 /// included, is ever taken for it.
-pub fn private_dir(parent: &Path, prefix: &str) -> io::Result<PathBuf> {
+pub(crate) fn private_dir(parent: &Path, prefix: &str) -> io::Result<PathBuf> {
     let mut template = parent
         .join(format!("{prefix}-XXXXXX"))
         .into_os_string()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How long a device may take to appear: `FLINT_DEVICE_TIMEOUT` seconds, default 30.
-pub fn timeout() -> Duration {
+pub(crate) fn timeout() -> Duration {
     std::env::var("FLINT_DEVICE_TIMEOUT")
         .ok()
         .and_then(|s| s.parse::<f64>().ok())
@@ -15,7 +15,7 @@ pub fn timeout() -> Duration {
 }
 
 /// The device node `path` stands for, waiting up to `wait` for it to appear.
-pub fn resolve(path: &str, wait: Duration) -> Result<PathBuf, String> {
+pub(crate) fn resolve(path: &str, wait: Duration) -> Result<PathBuf, String> {
     let start = Instant::now();
     loop {
         if let Some(p) = resolve_now(path) {
@@ -32,7 +32,7 @@ pub fn resolve(path: &str, wait: Duration) -> Result<PathBuf, String> {
 }
 
 /// One look: the node itself (symlinks followed), else our own reading of the alias.
-pub fn resolve_now(path: &str) -> Option<PathBuf> {
+pub(crate) fn resolve_now(path: &str) -> Option<PathBuf> {
     let p = Path::new(path);
     if let Ok(c) = std::fs::canonicalize(p) {
         return Some(c);

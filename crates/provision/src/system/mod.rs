@@ -1,13 +1,13 @@
 //! The only code that touches the OS below the file level: block devices, partition tables,
 //! BLKPG, device aliases, the storage tools, mounts.
 
-pub mod beneath;
+pub(crate) mod beneath;
 pub mod blockdev;
-pub mod devices;
+pub(crate) mod devices;
 pub mod gpt;
-pub mod mount;
-pub mod probe;
-pub mod tool;
+pub(crate) mod mount;
+pub(crate) mod probe;
+pub(crate) mod tool;
 
 /// Fills `buf` from the kernel's random source (getrandom(2), waiting for entropy at boot).
 pub fn random_bytes(buf: &mut [u8]) {

@@ -6,7 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Splits `mount -o` style options into mount(2) flags and the filesystem's own data string.
-pub fn split_options(options: &[String]) -> (libc::c_ulong, String) {
+pub(crate) fn split_options(options: &[String]) -> (libc::c_ulong, String) {
     let mut flags: libc::c_ulong = 0;
     let mut data: Vec<&str> = Vec::new();
     for o in options
@@ -56,7 +56,7 @@ fn cstr(p: &Path) -> io::Result<CString> {
 }
 
 /// Mounts `dev` of type `fstype` on `dir` with `options` (mount(8) syntax).
-pub fn mount(dev: &Path, dir: &Path, fstype: &str, options: &[String]) -> io::Result<()> {
+pub(crate) fn mount(dev: &Path, dir: &Path, fstype: &str, options: &[String]) -> io::Result<()> {
     let (flags, data) = split_options(options);
     let (d, t, f) = (cstr(dev)?, cstr(Path::new(fstype))?, cstr(dir)?);
     let data = CString::new(data).map_err(|_| io::Error::other("option holds a NUL byte"))?;
@@ -76,7 +76,7 @@ pub fn mount(dev: &Path, dir: &Path, fstype: &str, options: &[String]) -> io::Re
 
 /// Mounts `dev` on the directory open as `dir` (from [`open_beneath`]): the kernel mounts on
 /// that very directory, whatever a path to it would resolve to by now.
-pub fn mount_on(
+pub(crate) fn mount_on(
     dev: &Path,
     dir: &std::os::fd::OwnedFd,
     fstype: &str,
@@ -91,7 +91,7 @@ pub fn mount_on(
 /// without following any symbolic link: a link or a non-directory on the way is
 /// [`BeneathError::NotADirectory`] naming the element. With `create`, missing elements are
 /// made (mode 0755, the umask applies); without it a missing one is [`BeneathError::Missing`].
-pub fn open_beneath(
+pub(crate) fn open_beneath(
     root: &Path,
     parts: &[String],
     create: bool,
@@ -139,7 +139,7 @@ pub fn open_beneath(
             {
                 return Err(BeneathError::NotADirectory(i));
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(BeneathError::Missing(i)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(BeneathError::Missing),
             Err(e) => return Err(BeneathError::Io(e)),
         };
     }
@@ -148,11 +148,11 @@ pub fn open_beneath(
 
 /// Why [`open_beneath`] failed.
 #[derive(Debug)]
-pub enum BeneathError {
+pub(crate) enum BeneathError {
     /// Element `i` is a symbolic link or not a directory.
     NotADirectory(usize),
-    /// Element `i` does not exist (only without `create`).
-    Missing(usize),
+    /// An element does not exist (only without `create`).
+    Missing,
     Io(io::Error),
 }
 
@@ -163,7 +163,7 @@ impl From<io::Error> for BeneathError {
 }
 
 /// Unmounts `dir`.
-pub fn umount(dir: &Path) -> io::Result<()> {
+pub(crate) fn umount(dir: &Path) -> io::Result<()> {
     let d = cstr(dir)?;
     // SAFETY: a valid NUL-terminated path. UMOUNT_NOFOLLOW: a link in the last element is
     // not followed, so a directory replaced by a link never unmounts what it points at.
@@ -176,7 +176,7 @@ pub fn umount(dir: &Path) -> io::Result<()> {
 }
 
 /// Detaches the mount at `dir` now and unmounts it once nothing uses it (MNT_DETACH).
-pub fn detach(dir: &Path) -> io::Result<()> {
+pub(crate) fn detach(dir: &Path) -> io::Result<()> {
     let d = cstr(dir)?;
     // SAFETY: a valid NUL-terminated path.
     let rc = unsafe { libc::umount2(d.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) };
@@ -190,7 +190,7 @@ pub fn detach(dir: &Path) -> io::Result<()> {
 /// Unmounts `dir`, trying again for up to a second while the kernel says it is busy: a
 /// mount may be held for a moment after its last file is closed (seen in the VM right
 /// after a config drive was read). Not mounted at all is success.
-pub fn umount_patiently(dir: &Path) -> io::Result<()> {
+pub(crate) fn umount_patiently(dir: &Path) -> io::Result<()> {
     let mut tries = 50;
     loop {
         match umount(dir) {
@@ -207,7 +207,7 @@ pub fn umount_patiently(dir: &Path) -> io::Result<()> {
 /// Unmounts flint's own mount at `dir` where a failure could not be acted on (cleanup
 /// after a failure, a config drive, a plan's read-only mount): patiently, and detached if
 /// that fails, so that no mount of flint's outlives it.
-pub fn release(dir: &Path) {
+pub(crate) fn release(dir: &Path) {
     if umount_patiently(dir).is_err() {
         let _ = detach(dir);
     }
@@ -215,7 +215,7 @@ pub fn release(dir: &Path) {
 
 /// One line of /proc/self/mountinfo.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mounted {
+pub(crate) struct Mounted {
     pub major: u32,
     pub minor: u32,
     pub dir: PathBuf,
@@ -244,7 +244,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// Everything mounted, in mount order.
-pub fn mounted() -> io::Result<Vec<Mounted>> {
+pub(crate) fn mounted() -> io::Result<Vec<Mounted>> {
     let text = std::fs::read_to_string("/proc/self/mountinfo")?;
     Ok(text
         .lines()
@@ -264,13 +264,13 @@ pub fn mounted() -> io::Result<Vec<Mounted>> {
 }
 
 /// The mount on exactly `dir`, the last one when several are stacked.
-pub fn mount_at(dir: &Path) -> io::Result<Option<Mounted>> {
+pub(crate) fn mount_at(dir: &Path) -> io::Result<Option<Mounted>> {
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     Ok(mounted()?.into_iter().rev().find(|m| m.dir == dir))
 }
 
 /// The device number (major, minor) of a block device node.
-pub fn dev_numbers(dev: &Path) -> io::Result<(u32, u32)> {
+pub(crate) fn dev_numbers(dev: &Path) -> io::Result<(u32, u32)> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let md = std::fs::metadata(dev)?;
     if !md.file_type().is_block_device() {

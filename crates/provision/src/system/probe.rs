@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// A signature found on a device.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// blkid's TYPE: ext4, xfs, btrfs, vfat, swap, crypto_LUKS, linux_raid_member, …
     pub kind: String,
     pub label: String,
@@ -16,7 +16,7 @@ pub struct Found {
 }
 
 impl Found {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.kind.is_empty() && self.table.is_empty()
     }
 }
@@ -38,7 +38,7 @@ const PROBE_ORDER: &[&str] = &[
 /// Probes `dev`. `Ok(None)` when blkid finds nothing. When it finds several signatures
 /// (blkid's "ambivalent result"), the one upstream's fallback probe returns: the first in
 /// libblkid's probing order (a device holding vfat and an old ext4 superblock is vfat).
-pub fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
+pub(crate) fn probe(dev: &Path) -> Result<Option<Found>, ToolError> {
     // The udev format: its `_ENC` values escape every byte that is not plain as `\xNN`, so
     // labels with spaces, backslashes or non-ASCII text read back exactly (the export
     // format escapes with backslashes and mangles bytes above 127).
@@ -127,7 +127,7 @@ fn ambivalent(dev: &Path) -> Result<Option<Found>, ToolError> {
 }
 
 /// blkid's TYPE for an Ignition filesystem format.
-pub fn blkid_type(format: &str) -> &str {
+pub(crate) fn blkid_type(format: &str) -> &str {
     match format {
         "luks" => "crypto_LUKS",
         other => other,
@@ -135,7 +135,7 @@ pub fn blkid_type(format: &str) -> &str {
 }
 
 /// UUIDs compare without case and, for vfat volume IDs, without the dash.
-pub fn same_uuid(format: &str, want: &str, got: &str) -> bool {
+pub(crate) fn same_uuid(format: &str, want: &str, got: &str) -> bool {
     let norm = |s: &str| {
         let s = s.to_ascii_lowercase();
         if format == "vfat" {

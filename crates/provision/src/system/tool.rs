@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 /// A tool that could not be run or did not succeed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError {
+pub(crate) struct ToolError {
     pub tool: String,
     pub status: Option<i32>,
     pub message: String,
@@ -19,13 +19,13 @@ impl std::fmt::Display for ToolError {
 }
 
 /// What a tool printed, when it exited 0.
-pub struct Output {
+pub(crate) struct Output {
     pub stdout: String,
     pub status: i32,
 }
 
 /// Runs `tool args…` with no input; `ok` lists the exit codes that count as success besides 0.
-pub fn run_with<I, S>(
+pub(crate) fn run_with<I, S>(
     tool: &str,
     args: I,
     ok: &[i32],
@@ -78,7 +78,7 @@ where
 }
 
 /// Runs `tool args…`; success is exit status 0.
-pub fn run<I, S>(tool: &str, args: I) -> Result<String, ToolError>
+pub(crate) fn run<I, S>(tool: &str, args: I) -> Result<String, ToolError>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
@@ -87,12 +87,12 @@ where
 }
 
 /// Whether udev runs: without it, device-mapper tools must create their nodes themselves.
-pub fn udev_running() -> bool {
+pub(crate) fn udev_running() -> bool {
     std::path::Path::new("/run/udev/control").exists()
 }
 
 /// `KEY=value` lines (blkid/mdadm `--export`) as pairs.
-pub fn export_pairs(text: &str) -> Vec<(String, String)> {
+pub(crate) fn export_pairs(text: &str) -> Vec<(String, String)> {
     text.lines()
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))

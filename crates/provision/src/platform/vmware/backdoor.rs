@@ -8,7 +8,7 @@
 
 /// The registers of one backdoor exchange.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Regs {
+pub(crate) struct Regs {
     pub ax: u32,
     pub bx: u32,
     pub cx: u32,
@@ -17,12 +17,12 @@ pub struct Regs {
     pub di: u32,
 }
 
-pub const MAGIC: u32 = 0x564D_5868;
-pub const PORT: u16 = 0x5658;
+pub(crate) const MAGIC: u32 = 0x564D_5868;
+pub(crate) const PORT: u16 = 0x5658;
 const CMD_GETVERSION: u16 = 10;
 const CMD_MESSAGE: u16 = 30;
 /// The RPCI protocol ("RPCI" little-endian) and the cookie flag.
-pub const PROTO_RPCI: u32 = 0x4943_5052;
+pub(crate) const PROTO_RPCI: u32 = 0x4943_5052;
 const FLAG_COOKIE: u32 = 0x8000_0000;
 
 const TYPE_OPEN: u16 = 0;
@@ -38,7 +38,7 @@ const STATUS_DORECV: u16 = 0x0002;
 const STATUS_CHECKPOINT: u16 = 0x0010;
 
 /// One `in` on the backdoor port: `regs` in, registers out.
-pub trait Port {
+pub(crate) trait Port {
     fn exchange(&mut self, regs: Regs) -> Regs;
 }
 
@@ -47,7 +47,7 @@ fn high(v: u32) -> u16 {
 }
 
 /// An open message channel.
-pub struct Channel<'a, P: Port> {
+pub(crate) struct Channel<'a, P: Port> {
     port: &'a mut P,
     id: u16,
     cookie: (u32, u32),
@@ -66,7 +66,7 @@ impl<'a, P: Port> Channel<'a, P> {
     }
 
     /// Opens an RPCI channel (with cookies when the host takes them).
-    pub fn open(port: &'a mut P) -> Result<Self, String> {
+    pub(crate) fn open(port: &'a mut P) -> Result<Self, String> {
         for flags in [FLAG_COOKIE, 0] {
             let out = port.exchange(Regs {
                 ax: MAGIC,
@@ -88,7 +88,7 @@ impl<'a, P: Port> Channel<'a, P> {
     }
 
     /// Sends one message.
-    pub fn send(&mut self, msg: &[u8]) -> Result<(), String> {
+    pub(crate) fn send(&mut self, msg: &[u8]) -> Result<(), String> {
         let out = self
             .port
             .exchange(self.regs(TYPE_SENDSIZE, msg.len() as u32));
@@ -109,7 +109,7 @@ impl<'a, P: Port> Channel<'a, P> {
     }
 
     /// Receives the host's reply (empty when there is none).
-    pub fn receive(&mut self) -> Result<Vec<u8>, String> {
+    pub(crate) fn receive(&mut self) -> Result<Vec<u8>, String> {
         'retry: loop {
             let out = self.port.exchange(self.regs(TYPE_RECVSIZE, 0));
             if high(out.cx) & STATUS_SUCCESS == 0 {
@@ -148,7 +148,7 @@ impl<'a, P: Port> Channel<'a, P> {
         }
     }
 
-    pub fn close(self) -> Result<(), String> {
+    pub(crate) fn close(self) -> Result<(), String> {
         let out = self.port.exchange(self.regs(TYPE_CLOSE, 0));
         if high(out.cx) & STATUS_SUCCESS == 0 {
             return Err("could not close the backdoor channel".into());
@@ -158,7 +158,7 @@ impl<'a, P: Port> Channel<'a, P> {
 }
 
 /// One RPCI command: its reply's success flag and text (`"1 value"` / `"0 No value found"`).
-pub fn rpci<P: Port>(port: &mut P, command: &str) -> Result<(bool, String), String> {
+pub(crate) fn rpci<P: Port>(port: &mut P, command: &str) -> Result<(bool, String), String> {
     let mut ch = Channel::open(port)?;
     let r = ch.send(command.as_bytes()).and_then(|()| ch.receive());
     let _ = ch.close();
@@ -170,7 +170,7 @@ pub fn rpci<P: Port>(port: &mut P, command: &str) -> Result<(bool, String), Stri
 }
 
 /// Whether the backdoor answers (the GETVERSION command echoes the magic in bx).
-pub fn present<P: Port>(port: &mut P) -> bool {
+pub(crate) fn present<P: Port>(port: &mut P) -> bool {
     let out = port.exchange(Regs {
         ax: MAGIC,
         bx: !MAGIC,
@@ -183,7 +183,7 @@ pub fn present<P: Port>(port: &mut P) -> bool {
 }
 
 /// Whether CPUID names VMware as the hypervisor (checked before any port I/O).
-pub fn cpuid_says_vmware() -> bool {
+pub(crate) fn cpuid_says_vmware() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         let leaf1 = std::arch::x86_64::__cpuid(1);
@@ -205,10 +205,10 @@ pub fn cpuid_says_vmware() -> bool {
 }
 
 /// The real backdoor port. Only constructed after [`cpuid_says_vmware`].
-pub struct HostPort(());
+pub(crate) struct HostPort(());
 
 impl HostPort {
-    pub fn new() -> Option<HostPort> {
+    pub(crate) fn new() -> Option<HostPort> {
         cpuid_says_vmware().then_some(HostPort(()))
     }
 }
@@ -252,14 +252,14 @@ impl Port for HostPort {
 }
 
 #[cfg(test)]
-pub mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::collections::HashMap;
 
     /// A simulated VMware host: the message channel's state machine and guestinfo
     /// variables, answering as the hypervisor does. It also records every RPCI command.
     #[derive(Default)]
-    pub struct FakeHost {
+    pub(crate) struct FakeHost {
         pub vars: HashMap<String, String>,
         pub commands: Vec<String>,
         open: bool,

@@ -9,21 +9,21 @@
 //! The backdoor cannot be reached outside VMware: the logic is tested against a simulated
 //! host (backdoor::tests::FakeHost) and recorded guestinfo exchanges.
 
-pub mod backdoor;
-pub mod ovf;
+pub(crate) mod backdoor;
+pub(crate) mod ovf;
 
 use super::{Context, Platform, UserData, userdata};
 use backdoor::Port;
 
 /// guestinfo variables (without the `guestinfo.` prefix).
-pub trait GuestInfo {
+pub(crate) trait GuestInfo {
     /// The variable's value; `None` when it is not set.
     fn get(&mut self, key: &str) -> Result<Option<String>, String>;
     fn set(&mut self, key: &str, value: &str) -> Result<(), String>;
 }
 
 /// guestinfo over the backdoor's RPCI channel.
-pub struct Rpci<P: Port>(pub P);
+pub(crate) struct Rpci<P: Port>(pub P);
 
 impl<P: Port> GuestInfo for Rpci<P> {
     fn get(&mut self, key: &str) -> Result<Option<String>, String> {
@@ -43,10 +43,10 @@ impl<P: Port> GuestInfo for Rpci<P> {
 }
 
 /// The data written over the config by rmcfg: base64 of `{}`.
-pub const DELETED_DATA: &str = "e30K";
-pub const DELETED_ENCODING: &str = "base64";
+pub(crate) const DELETED_DATA: &str = "e30K";
+pub(crate) const DELETED_ENCODING: &str = "base64";
 
-pub struct VMware;
+pub(crate) struct VMware;
 
 fn host() -> Result<Rpci<backdoor::HostPort>, String> {
     let mut port = backdoor::HostPort::new().ok_or("not running on VMware")?;
@@ -101,7 +101,7 @@ fn variable(cx: &Context, gi: &mut dyn GuestInfo, key: &str) -> Result<String, S
 }
 
 /// Decodes guestinfo data by its encoding name.
-pub fn decode(data: &str, encoding: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn decode(data: &str, encoding: &str) -> Result<Vec<u8>, String> {
     let gunzip = |b: &[u8]| crate::fetch::gunzip(b, crate::fetch::IN_MEMORY_LIMIT);
     match encoding {
         "" => Ok(data.as_bytes().to_vec()),
@@ -115,7 +115,7 @@ pub fn decode(data: &str, encoding: &str) -> Result<Vec<u8>, String> {
 }
 
 /// The config from `gi`, with Flatcar's fallbacks.
-pub fn fetch_with(cx: &Context, gi: &mut dyn GuestInfo) -> Result<UserData, String> {
+pub(crate) fn fetch_with(cx: &Context, gi: &mut dyn GuestInfo) -> Result<UserData, String> {
     let mut origin = "guestinfo.ignition.config.data";
     let mut data = variable(cx, gi, "ignition.config.data").unwrap_or_default();
     let mut encoding = String::new();
@@ -145,7 +145,7 @@ pub fn fetch_with(cx: &Context, gi: &mut dyn GuestInfo) -> Result<UserData, Stri
 }
 
 /// Removes the config from `gi` (rmcfg).
-pub fn delete_with(cx: &Context, gi: &mut dyn GuestInfo) -> Result<(), String> {
+pub(crate) fn delete_with(cx: &Context, gi: &mut dyn GuestInfo) -> Result<(), String> {
     let data = gi
         .get("ignition.config.data")
         .map_err(|e| format!("getting config property: {e}"))?

@@ -5,7 +5,7 @@
 
 /// One `Property` element: its key, value, and byte span in the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Property {
+pub(crate) struct Property {
     pub key: String,
     pub value: String,
     pub span: (usize, usize),
@@ -71,7 +71,7 @@ fn attributes(tag: &str) -> Vec<(String, String)> {
 
 /// Every `Property` inside a `PropertySection`; an error when the document is no XML
 /// element at all.
-pub fn properties(doc: &str) -> Result<Vec<Property>, String> {
+pub(crate) fn properties(doc: &str) -> Result<Vec<Property>, String> {
     if !doc.trim_start().starts_with('<') {
         return Err("parsing OVF environment: not an XML document".into());
     }
@@ -126,7 +126,7 @@ pub fn properties(doc: &str) -> Result<Vec<Property>, String> {
 }
 
 /// The value of property `key`, if any.
-pub fn property(doc: &str, key: &str) -> Result<Option<String>, String> {
+pub(crate) fn property(doc: &str, key: &str) -> Result<Option<String>, String> {
     Ok(properties(doc)?
         .into_iter()
         .find(|p| p.key == key)
@@ -134,7 +134,7 @@ pub fn property(doc: &str, key: &str) -> Result<Option<String>, String> {
 }
 
 /// The document without the properties named in `keys`, and whether any was removed.
-pub fn delete(doc: &str, keys: &[&str]) -> Result<(String, bool), String> {
+pub(crate) fn delete(doc: &str, keys: &[&str]) -> Result<(String, bool), String> {
     let props = properties(doc)?;
     let mut out = doc.to_string();
     let mut removed = false;

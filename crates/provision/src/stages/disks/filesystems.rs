@@ -12,7 +12,7 @@ use std::path::Path;
 
 /// What to do with one filesystem entry, given what the device holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     Keep,
     Create,
     WipeAndCreate(String),
@@ -35,7 +35,7 @@ fn describe(f: &Found) -> String {
 }
 
 /// The reuse rule, pure.
-pub fn decide(fs: &Filesystem, found: Option<&Found>) -> Decision {
+pub(crate) fn decide(fs: &Filesystem, found: Option<&Found>) -> Decision {
     let format = fs.format.as_deref().unwrap_or("");
     let wipe = fs.wipe_filesystem == Some(true);
     let Some(f) = found else {
@@ -74,7 +74,7 @@ pub fn decide(fs: &Filesystem, found: Option<&Found>) -> Decision {
 }
 
 /// The mkfs command line for a format.
-pub fn mkfs_args(fs: &Filesystem, dev: &Path) -> Option<(String, Vec<String>)> {
+pub(crate) fn mkfs_args(fs: &Filesystem, dev: &Path) -> Option<(String, Vec<String>)> {
     let format = fs.format.as_deref()?;
     let label = fs.label.clone();
     let uuid = fs.uuid.clone();
@@ -102,7 +102,7 @@ pub fn mkfs_args(fs: &Filesystem, dev: &Path) -> Option<(String, Vec<String>)> {
     Some((tool.into(), args))
 }
 
-pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
+pub(crate) fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let base = JsonPath::root().key("storage").key("filesystems");
     for (i, fs) in cx.config.storage.filesystems.iter().enumerate() {
         if fs.format.is_none() {

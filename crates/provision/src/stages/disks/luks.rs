@@ -11,13 +11,13 @@ use flint_ignition::types::Luks;
 use std::path::{Path, PathBuf};
 
 /// Where upstream keeps key files in the target root.
-pub const KEY_DIR: &str = "etc/luks";
+pub(crate) const KEY_DIR: &str = "etc/luks";
 /// Bytes of a generated key.
 const KEY_BYTES: usize = 64;
 
 /// The key for a volume: the fetched key file, or the one generated earlier (state directory,
 /// then the root), or `None` when one must be generated.
-pub fn known_key(
+pub(crate) fn known_key(
     cx_fetched: &crate::resources::Fetched,
     state_dir: &Path,
     root: &Path,
@@ -37,7 +37,7 @@ pub fn known_key(
     .find_map(|p| std::fs::read(p).ok())
 }
 
-pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
+pub(crate) fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let base = JsonPath::root().key("storage").key("luks");
     for (i, l) in cx.config.storage.luks.iter().enumerate() {
         one(cx, l, &base.index(i), out)?;
@@ -269,7 +269,7 @@ fn open(l: &Luks, dev: &Path, keyfile: &Path, entry: &JsonPath) -> Result<(), St
 /// /etc/crypttab, as upstream writes them; added to the files stage's config so that they are
 /// planned, written atomically and verified like the config's own files. A volume whose key is
 /// not known yet (planning before the disks stage ran) is left out.
-pub fn root_files(
+pub(crate) fn root_files(
     config: &mut flint_ignition::Config,
     fetched: &mut crate::resources::Fetched,
     state_dir: &Path,

@@ -2,11 +2,11 @@
 //! volumes, then filesystems. Each part observes the devices, plans, and (for `apply`) acts and
 //! observes again to check that nothing is left to do.
 
-pub mod filesystems;
-pub mod luks;
+pub(crate) mod filesystems;
+pub(crate) mod luks;
 pub mod partitions;
-pub mod raid;
-pub mod tables;
+pub(crate) mod raid;
+pub(crate) mod tables;
 
 use crate::resources::Fetched;
 use crate::stage::{Context, Mode, Outcome, Planned, Stage, StageError, StageName};

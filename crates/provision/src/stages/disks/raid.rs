@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 
 /// What a member's md superblock says (`mdadm --examine --export`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Member {
+pub(crate) struct Member {
     pub name: String,
     pub level: String,
     pub uuid: String,
 }
 
 /// The array name without mdadm's `homehost:` prefix.
-pub fn bare_name(name: &str) -> &str {
+pub(crate) fn bare_name(name: &str) -> &str {
     name.rsplit_once(':').map_or(name, |(_, n)| n)
 }
 
@@ -41,7 +41,7 @@ fn examine(dev: &Path) -> Option<Member> {
 }
 
 /// The running array called `name`, by its /dev/md/NAME link or by asking each md device.
-pub fn find_array(name: &str) -> Option<PathBuf> {
+pub(crate) fn find_array(name: &str) -> Option<PathBuf> {
     let link = PathBuf::from("/dev/md").join(name);
     if let Ok(p) = std::fs::canonicalize(&link) {
         return Some(p);
@@ -72,7 +72,7 @@ pub fn find_array(name: &str) -> Option<PathBuf> {
     None
 }
 
-pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
+pub(crate) fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let base = JsonPath::root().key("storage").key("raid");
     for (i, r) in cx.config.storage.raid.iter().enumerate() {
         one(cx, r, &base.index(i), out)?;

@@ -9,7 +9,7 @@ use flint_go::tree::JsonPath;
 use flint_ignition::types::Disk;
 use std::path::Path;
 
-pub fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
+pub(crate) fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let disks = JsonPath::root().key("storage").key("disks");
     for (i, disk) in cx.config.storage.disks.iter().enumerate() {
         let entry = disks.index(i);
@@ -244,6 +244,6 @@ fn refuse_in_use(
 }
 
 /// A random GUID, upper case, as the planner needs for new partitions.
-pub fn random_guid() -> String {
+pub(crate) fn random_guid() -> String {
     uuid::Uuid::new_v4().to_string().to_uppercase()
 }

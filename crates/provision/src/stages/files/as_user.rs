@@ -52,7 +52,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 
 /// Writes `data` to the absolute path `file` as user `uid`:`gid`: missing directories made
 /// 0700, the file opened 0600 (kept as it is when it exists) and truncated.
-pub fn write_file(uid: u32, gid: u32, file: &Path, data: &[u8]) -> Result<()> {
+pub(super) fn write_file(uid: u32, gid: u32, file: &Path, data: &[u8]) -> Result<()> {
     let file = file.to_path_buf();
     let data = data.to_vec();
     std::thread::spawn(move || -> Result<()> {
@@ -77,7 +77,7 @@ pub fn write_file(uid: u32, gid: u32, file: &Path, data: &[u8]) -> Result<()> {
 
 /// Whether user `uid`:`gid` may open the existing file `file` for writing (it is opened,
 /// neither created nor truncated, and closed).
-pub fn can_write(uid: u32, gid: u32, file: &Path) -> Result<()> {
+pub(super) fn can_write(uid: u32, gid: u32, file: &Path) -> Result<()> {
     let file = file.to_path_buf();
     std::thread::spawn(move || -> Result<()> {
         become_user(uid, gid)?;
@@ -93,7 +93,7 @@ pub fn can_write(uid: u32, gid: u32, file: &Path) -> Result<()> {
 
 /// Whether user `uid`:`gid` may go through the directory `dir` (search permission on it and
 /// on the way to it), as the kernel asks when it opens a path below `dir`.
-pub fn can_search(uid: u32, gid: u32, dir: &Path) -> Result<()> {
+pub(super) fn can_search(uid: u32, gid: u32, dir: &Path) -> Result<()> {
     let dir = dir.to_path_buf();
     std::thread::spawn(move || -> Result<()> {
         become_user(uid, gid)?;
@@ -120,7 +120,7 @@ fn access(path: &Path, mode: libc::c_int) -> Result<()> {
 /// Whether user `uid`:`gid` may make `file` where it is missing, as [`write_file`] makes it:
 /// the deepest directory on its way that exists must let the user in and write in it (the
 /// directories below it, and the file, are then the user's own).
-pub fn can_create(uid: u32, gid: u32, file: &Path) -> Result<()> {
+pub(super) fn can_create(uid: u32, gid: u32, file: &Path) -> Result<()> {
     let file = file.to_path_buf();
     std::thread::spawn(move || -> Result<()> {
         become_user(uid, gid)?;

@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Content(pub Vec<Blob>);
+pub(crate) struct Content(pub Vec<Blob>);
 
 impl From<Vec<u8>> for Content {
     fn from(v: Vec<u8>) -> Content {
@@ -19,18 +19,18 @@ impl From<Vec<u8>> for Content {
 }
 
 impl Content {
-    pub fn push(&mut self, b: Blob) {
+    pub(crate) fn push(&mut self, b: Blob) {
         if !b.is_empty() {
             self.0.push(b);
         }
     }
 
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.0.iter().map(Blob::len).sum()
     }
 
     /// All of it in memory (for a small file the plan reads, an account database).
-    pub fn to_vec(&self) -> std::io::Result<Vec<u8>> {
+    pub(crate) fn to_vec(&self) -> std::io::Result<Vec<u8>> {
         let mut v = Vec::new();
         for b in &self.0 {
             v.extend(b.to_vec()?);
@@ -38,19 +38,19 @@ impl Content {
         Ok(v)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// Appends the pieces to `out`.
-    pub fn write_to(&self, out: &mut File) -> std::io::Result<()> {
+    pub(crate) fn write_to(&self, out: &mut File) -> std::io::Result<()> {
         self.0.iter().try_for_each(|b| b.write_to(out))
     }
 
     /// Whether the regular file at `path`, of `size` bytes as just observed, holds exactly
     /// these bytes. (The size given spares a look at the file: thousands of unchanged files
     /// are compared on every run.)
-    pub fn same_as_file(&self, path: &Path, size: u64) -> std::io::Result<bool> {
+    pub(crate) fn same_as_file(&self, path: &Path, size: u64) -> std::io::Result<bool> {
         use std::os::unix::fs::OpenOptionsExt;
         if size != self.len() {
             return Ok(false);
@@ -63,7 +63,7 @@ impl Content {
     }
 
     /// Whether the file at `path` ends with these bytes.
-    pub fn ends_file(&self, path: &Path) -> std::io::Result<bool> {
+    pub(crate) fn ends_file(&self, path: &Path) -> std::io::Result<bool> {
         use std::io::{Seek, SeekFrom};
         let mut f = File::open(path)?;
         let (have, want) = (f.metadata()?.len(), self.len());

@@ -6,10 +6,10 @@
 mod as_user;
 mod content;
 mod converge;
-pub mod nodes;
+pub(crate) mod nodes;
 mod owners;
-pub mod passwd;
-pub mod refusals;
+pub(crate) mod passwd;
+pub(crate) mod refusals;
 mod units;
 
 use crate::entry::EntryError;
@@ -22,9 +22,7 @@ use flint_ignition::Config;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-pub use units::unit_enabled;
-
-pub struct Files;
+pub(crate) struct Files;
 
 impl Stage for Files {
     fn name(&self) -> StageName {
@@ -54,7 +52,7 @@ fn fail(e: EntryError) -> StageError {
 
 /// The files stage on a root. With [`Mode::Apply`], a later run (one with a record, or no
 /// in-progress mark) plans first and stops when nothing is to change.
-pub fn files_stage(
+pub(crate) fn files_stage(
     acq: &Acquired,
     root: &Path,
     state_dir: &Path,

@@ -5,7 +5,7 @@ use crate::root::Root;
 use std::collections::HashMap;
 
 #[derive(Debug, Default, Clone)]
-pub struct Owners {
+pub(crate) struct Owners {
     users: HashMap<String, u32>,
     groups: HashMap<String, u32>,
 }
@@ -19,7 +19,7 @@ fn read_db(root: &Root, path: &str, id_field: usize) -> HashMap<String, u32> {
 
 /// The records of a colon-separated account database, their fields, as the C library's
 /// lookups read them: blanks before a line are skipped, and comment lines left out.
-pub fn records(text: &str) -> impl Iterator<Item = Vec<&str>> {
+pub(super) fn records(text: &str) -> impl Iterator<Item = Vec<&str>> {
     (text.lines())
         .map(str::trim_start)
         .filter(|l| !l.starts_with('#'))
@@ -41,7 +41,7 @@ fn parse_db(text: &str, id_field: usize) -> HashMap<String, u32> {
 impl Owners {
     /// Reads the databases of `root`, as a program chrooted into it would (so a link at
     /// `/etc/passwd` never shows the host's).
-    pub fn read(root: &Root) -> Owners {
+    pub(crate) fn read(root: &Root) -> Owners {
         Owners {
             users: read_db(root, "/etc/passwd", 2),
             groups: read_db(root, "/etc/group", 2),
@@ -50,13 +50,13 @@ impl Owners {
 
     /// The account databases' inner paths in `root` (where their links lead): an entry
     /// written there changes the names later entries find.
-    pub fn databases(root: &Root) -> [Option<String>; 2] {
+    pub(crate) fn databases(root: &Root) -> [Option<String>; 2] {
         ["/etc/passwd", "/etc/group"].map(|p| root.resolve_fully(p).ok().map(|r| r.inner))
     }
 
     /// As they will be once `text` is the database at `databases()[which]` (planning an
     /// entry that writes it).
-    pub fn with_database(mut self, which: usize, text: &str) -> Owners {
+    pub(crate) fn with_database(mut self, which: usize, text: &str) -> Owners {
         let db = parse_db(text, 2);
         if which == 0 {
             self.users = db;
@@ -68,7 +68,7 @@ impl Owners {
 
     /// Users and groups the config will create count as existing when planning, with their
     /// configured ids (or a stand-in until the tools pick one).
-    pub fn with_planned(mut self, cfg: &flint_ignition::Config) -> Owners {
+    pub(crate) fn with_planned(mut self, cfg: &flint_ignition::Config) -> Owners {
         const UNKNOWN: u32 = u32::MAX - 1;
         // Those the run removes (`shouldExist: false`) are gone by the time names are
         // looked up.
@@ -91,28 +91,28 @@ impl Owners {
         self
     }
 
-    pub fn uid(&self, name: &str) -> Result<u32, String> {
+    pub(crate) fn uid(&self, name: &str) -> Result<u32, String> {
         self.users
             .get(name)
             .copied()
             .ok_or_else(|| format!("no user {name:?} in the target's /etc/passwd"))
     }
 
-    pub fn gid(&self, name: &str) -> Result<u32, String> {
+    pub(crate) fn gid(&self, name: &str) -> Result<u32, String> {
         self.groups
             .get(name)
             .copied()
             .ok_or_else(|| format!("no group {name:?} in the target's /etc/group"))
     }
 
-    pub fn user_name(&self, uid: u32) -> String {
+    pub(crate) fn user_name(&self, uid: u32) -> String {
         self.users
             .iter()
             .find(|(_, v)| **v == uid)
             .map_or_else(|| uid.to_string(), |(k, _)| k.clone())
     }
 
-    pub fn group_name(&self, gid: u32) -> String {
+    pub(crate) fn group_name(&self, gid: u32) -> String {
         self.groups
             .iter()
             .find(|(_, v)| **v == gid)

@@ -18,7 +18,7 @@ use flint_ignition::types::Config;
 use std::path::{Path, PathBuf};
 
 /// The mount points at or below the directory `host` (a host path).
-pub fn mounts_within(host: &Path) -> Vec<PathBuf> {
+pub(crate) fn mounts_within(host: &Path) -> Vec<PathBuf> {
     let Ok(top) = std::fs::canonicalize(host) else {
         return Vec::new();
     };
@@ -33,7 +33,7 @@ pub fn mounts_within(host: &Path) -> Vec<PathBuf> {
 }
 
 /// Refuses to remove the directory `host` when a filesystem is mounted at or below it.
-pub fn guard(host: &Path) -> std::io::Result<()> {
+pub(crate) fn guard(host: &Path) -> std::io::Result<()> {
     match mounts_within(host).first() {
         Some(m) => Err(std::io::Error::other(format!(
             "removing {} would cross into the filesystem mounted at {}: refused",
@@ -65,7 +65,7 @@ fn removers(cfg: &Config, first_run: bool) -> Vec<(JsonPath, &str)> {
 /// directory holding one: one of the config's filesystems mounted at or below its path (the
 /// mount stage makes the way to it, so that path is a directory by then: known from the
 /// config alone, in a plan as in the run), or any filesystem mounted there now.
-pub fn check_removals(cfg: &Config, root: &Root, first_run: bool) -> Result<(), EntryError> {
+pub(crate) fn check_removals(cfg: &Config, root: &Root, first_run: bool) -> Result<(), EntryError> {
     let fs_path = JsonPath::root().key("storage").key("filesystems");
     let mounted: Vec<(JsonPath, String)> = (cfg.storage.filesystems.iter().enumerate())
         .filter_map(|(i, f)| {
@@ -113,7 +113,7 @@ pub fn check_removals(cfg: &Config, root: &Root, first_run: bool) -> Result<(), 
 
 /// Fails on the first entry whose path in the root is longer than the kernel takes: the
 /// whole path (`PATH_MAX` less its terminating NUL) or one of its elements (`NAME_MAX`).
-pub fn check_path_lengths(cfg: &Config, root: &Root) -> Result<(), EntryError> {
+pub(crate) fn check_path_lengths(cfg: &Config, root: &Root) -> Result<(), EntryError> {
     let st = JsonPath::root().key("storage");
     let entries = (cfg.storage.directories.iter().enumerate())
         .map(|(i, d)| (st.key("directories").index(i), d.path.as_str()))

@@ -49,12 +49,12 @@ pub(crate) fn presets(cfg: &Config) -> Vec<(String, bool)> {
 }
 
 /// Where presets go.
-pub const PRESET_PATH: &str = "/etc/systemd/system-preset/20-ignition.preset";
+pub(super) const PRESET_PATH: &str = "/etc/systemd/system-preset/20-ignition.preset";
 
 /// Whether systemd in the root counts `unit` as enabled (`systemctl --root R is-enabled`,
 /// whose success also covers static and alias units, as upstream asks it). Without
 /// systemctl: whether a `.wants`/`.requires` link of that name exists.
-pub fn unit_enabled(root: &Path, unit: &str) -> bool {
+pub(crate) fn unit_enabled(root: &Path, unit: &str) -> bool {
     match std::process::Command::new("systemctl")
         .arg("--root")
         .arg(root)
@@ -124,7 +124,7 @@ pub(crate) fn links_to_dev_null(host: &Path) -> bool {
 /// `made`: planning, whether what the files stage would make is a directory (see
 /// `note_made`); a unit, drop-in or preset path may be one of them, or lead through a file,
 /// and the run then fails there. Applying, it is empty: the root shows what was made.
-pub fn run_units(
+pub(super) fn run_units(
     cfg: &Config,
     root: &Root,
     mode: Mode,

@@ -14,7 +14,7 @@ use flint_ignition::types::KernelArguments;
 const PREFIX: &str = "set linux_append=\"";
 
 /// The arguments the helper reads from grub.cfg `text`, as one space-joined string.
-pub fn current(text: &str) -> String {
+pub(crate) fn current(text: &str) -> String {
     let parts: Vec<String> = text
         .split('\n')
         .filter_map(|l| l.strip_prefix(PREFIX))
@@ -27,7 +27,7 @@ pub fn current(text: &str) -> String {
 }
 
 /// The grub.cfg text with `k` applied, or `None` when the arguments stay as they are.
-pub fn apply_to(text: &str, k: &KernelArguments) -> Option<String> {
+pub(crate) fn apply_to(text: &str, k: &KernelArguments) -> Option<String> {
     let orig = current(text);
     let mut opts = format!(" {orig} ");
     for a in &k.should_exist {

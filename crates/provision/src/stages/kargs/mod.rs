@@ -4,15 +4,13 @@
 
 mod grub;
 
-pub use grub::{apply_to, current};
-
 use crate::stage::{Context, Mode, Outcome, Planned, Stage, StageError, StageName};
 use crate::write::write_atomic;
 use flint_go::tree::JsonPath;
 use flint_ignition::Config;
 use std::path::{Path, PathBuf};
 
-pub struct Kargs;
+pub(crate) struct Kargs;
 
 impl Stage for Kargs {
     fn name(&self) -> StageName {
@@ -53,7 +51,7 @@ impl Stage for Kargs {
 
 /// Where the kargs stage edits grub.cfg.
 #[derive(Debug, Clone)]
-pub enum KargsTarget {
+pub(crate) enum KargsTarget {
     /// This file (tests, images that keep the OEM partition mounted).
     File(PathBuf),
     /// `grub.cfg` at the top of the OEM partition, mounted for the edit as Flatcar's helper
@@ -72,7 +70,7 @@ impl std::fmt::Display for KargsTarget {
 
 /// The kargs stage: applies the config's kernel arguments to grub.cfg as Flatcar does (see
 /// [`kargs`]). Returns the plan line when they change; they hold after a reboot.
-pub fn edit_grub_cfg(
+pub(crate) fn edit_grub_cfg(
     config: &Config,
     target: &KargsTarget,
     mode: Mode,

@@ -14,7 +14,7 @@ pub(crate) use plan::*;
 
 use super::content::Content;
 use super::owners::Owners;
-pub use crate::entry::EntryError;
+pub(crate) use crate::entry::EntryError;
 use crate::resources::Fetched;
 use crate::root::{Resolved, Root};
 use crate::stage::Mode;
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 /// One change, described for `plan` and carried out by `apply`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Action {
+pub(crate) struct Action {
     pub entry: JsonPath,
     /// The path inside the root.
     pub path: String,
@@ -34,7 +34,7 @@ pub struct Action {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Change {
+pub(crate) enum Change {
     CreateParent,
     /// Writes (creating or replacing) a regular file.
     WriteFile {
@@ -103,14 +103,14 @@ impl Change {
     }
 
     /// Whether it makes a directory at its path.
-    pub fn makes_dir(&self) -> bool {
+    pub(crate) fn makes_dir(&self) -> bool {
         matches!(self, Change::CreateParent | Change::CreateDir { .. })
     }
 }
 
 impl Action {
     /// Whether carrying it out may remove or replace what was at its path.
-    pub fn replaces(&self) -> bool {
+    pub(crate) fn replaces(&self) -> bool {
         self.change.replaces()
     }
 
@@ -119,7 +119,7 @@ impl Action {
     }
 
     /// The plan line: "create file /etc/hostname (5 bytes, 0644, root:root)".
-    pub fn describe(&self, owners: &Owners) -> String {
+    pub(crate) fn describe(&self, owners: &Owners) -> String {
         let p = &self.path;
         match &self.change {
             Change::CreateParent => format!("create directory {p} (0755, root:root)"),
@@ -186,7 +186,7 @@ impl Action {
         }
     }
 
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self.change {
             Change::CreateParent => "create-directory",
             Change::WriteFile { .. } => "write-file",
@@ -357,14 +357,14 @@ pub(crate) fn same_place(cfg: &Config, root: &Root) -> Result<(), EntryError> {
 /// meet upstream's (contents over a file without `overwrite` fail, appends always append);
 /// on later runs an entry already in its desired state is left alone.
 /// What surrounds the entries in a run of the files stage.
-pub struct Around<'a> {
+pub(crate) struct Around<'a> {
     /// Entries left out (the check after apply leaves out what cannot be planned again).
     pub skip: &'a HashSet<JsonPath>,
     /// Planning: what the SSH keys step, which runs first, makes (directory or not).
     pub keys_made: &'a HashMap<String, bool>,
 }
 
-pub fn run(
+pub(crate) fn run(
     cfg: &Config,
     fetched: &Fetched,
     root: &Root,
@@ -630,7 +630,7 @@ fn database_text(
 
 /// Planning: what an earlier entry makes at a path, where that is known.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Made {
+pub(crate) enum Made {
     Dir,
     /// A symbolic link to a directory: a directory to a path through it, but a link to
     /// what replaces it (a rename, a hard link: neither follows it).
@@ -641,7 +641,7 @@ pub enum Made {
 
 /// The symbolic links `actions` make: target by inner path (what a plan follows where the
 /// run will find them).
-pub fn planned_links(actions: &[Action]) -> HashMap<String, String> {
+pub(crate) fn planned_links(actions: &[Action]) -> HashMap<String, String> {
     (actions.iter())
         .filter_map(|a| match &a.change {
             Change::Symlink { target, .. } => Some((a.path.clone(), target.clone())),
@@ -651,7 +651,7 @@ pub fn planned_links(actions: &[Action]) -> HashMap<String, String> {
 }
 
 /// Records in `made` what `actions` make, where that is known.
-pub fn note_made(made: &mut HashMap<String, Made>, actions: &[Action], root: &Root) {
+pub(crate) fn note_made(made: &mut HashMap<String, Made>, actions: &[Action], root: &Root) {
     for a in actions {
         if let Some(m) = planned_kind(&a.change, &a.path, root, made) {
             made.insert(a.path.clone(), m);
@@ -660,6 +660,6 @@ pub fn note_made(made: &mut HashMap<String, Made>, actions: &[Action], root: &Ro
 }
 
 /// The proper ancestors of inner path `p`, `/a` and `/a/b` for `/a/b/c`.
-pub fn ancestors(p: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn ancestors(p: &str) -> impl Iterator<Item = &str> {
     p.match_indices('/').skip(1).map(move |(at, _)| &p[..at])
 }

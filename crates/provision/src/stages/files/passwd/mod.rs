@@ -15,7 +15,7 @@ use std::process::Command;
 
 /// One change to the users and groups.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Change {
+pub(crate) struct Change {
     pub entry: JsonPath,
     pub what: String,
     /// The shadow tool and its arguments (after `--root ROOT`); none for key files.
@@ -155,7 +155,7 @@ fn db_field(root: &Root, file: &str, name: &str, idx: usize) -> Option<String> {
 /// the keys file's write will not be refused. Not in the look taken after a run, nor on a
 /// later run: an entry of the config may have replaced a home or `.ssh` (a directory with
 /// `overwrite`, a file), as upstream's run does.
-pub fn run(
+pub(crate) fn run(
     cfg: &Config,
     root: &Root,
     mode: Mode,

@@ -29,7 +29,7 @@ const COPIED: &[&str] = &[
 /// that fails is the plan's error. Only as root (the tools need it, as the run does).
 /// Returns the scratch `/etc/passwd` as the commands leave it (the uids of users yet to be
 /// made are known there), when they ran.
-pub fn shadow_tools(
+pub(super) fn shadow_tools(
     cfg: &Config,
     root: &Root,
     changes: &[Change],
