@@ -186,9 +186,9 @@ mod tests {
             render: Some(false),
             ..Default::default()
         };
-        let mut with_worker = super::super::translate(doc.as_bytes(), opts);
-        let read = super::super::read(doc.as_bytes(), &mut |_| {});
-        let mut alone = super::super::translate_read(doc.as_bytes(), read, opts, None);
+        let mut with_worker = crate::translate(doc.as_bytes(), opts);
+        let read = crate::decode::read(doc.as_bytes(), &mut |_| {});
+        let mut alone = crate::pipeline::translate_read(doc.as_bytes(), read, opts, None);
         let (a, b) = (with_worker.render(false), alone.render(false));
         assert!(a.is_some());
         assert_eq!(a, b);

@@ -4,8 +4,8 @@
 //! path in a Butane config of a given spec version to that type; the decoder's own words
 //! (`array`, `object`, `string`) are kept where it does not know one.
 
+use super::Variant;
 use super::base::BaseVersion;
-use super::{Family, REGISTRY, Variant};
 use flint_go::tree::{JsonPath, Seg};
 
 /// The package a struct type lives in.
@@ -195,18 +195,6 @@ fn type_at(path: &JsonPath, base: BaseVersion) -> Option<Ty> {
     Some(ty)
 }
 
-/// The Go package of a spec version: `1.8.0-experimental` is `v1_8_exp`.
-fn package(version: &str) -> String {
-    let (number, experimental) = match version.strip_suffix("-experimental") {
-        Some(n) => (n, true),
-        None => (version, false),
-    };
-    let mut parts = number.split('.');
-    let major = parts.next().unwrap_or("0");
-    let minor = parts.next().unwrap_or("0");
-    format!("v{major}_{minor}{}", if experimental { "_exp" } else { "" })
-}
-
 fn base_package(base: BaseVersion) -> &'static str {
     use BaseVersion::*;
     match base {
@@ -226,16 +214,9 @@ fn display(ty: Ty, spec: &Variant) -> String {
     let name = match ty.pkg {
         None => ty.name.to_string(),
         Some(Pkg::Base) => format!("{}.{}", base_package(spec.base), ty.name),
-        Some(Pkg::OpenShift) => format!("{}.{}", package(spec.version), ty.name),
-        Some(Pkg::Fcos) => {
-            // OpenShift's struct embeds the fcos spec its release builds on.
-            let level = spec.fcos_level().unwrap_or(spec.minor);
-            let fcos = REGISTRY
-                .iter()
-                .find(|s| s.family == Family::Fcos && s.minor == level);
-            let pkg = fcos.map_or_else(|| format!("v1_{level}"), |s| package(s.version));
-            format!("{pkg}.{}", ty.name)
-        }
+        Some(Pkg::OpenShift) => format!("{}.{}", spec.go_package(), ty.name),
+        // OpenShift's struct embeds the fcos spec its release builds on.
+        Some(Pkg::Fcos) => format!("{}.{}", spec.fcos_go_package(), ty.name),
     };
     if ty.slice { format!("[]{name}") } else { name }
 }

@@ -8,6 +8,7 @@
 //! same entries with the same values, contents equal once decoded (Butane may compress them
 //! differently), at version 3.4.0.
 
+use crate::emit::{self, Quoting, Y};
 use flint_ignition::{self as ignition, Config};
 use serde_json::{Map, Value};
 
@@ -65,8 +66,6 @@ pub fn to_butane(config: &Config) -> Result<String, MigrateError> {
     }
     inline_contents(&mut v);
     let mut doc = Map::new();
-    doc.insert("variant".into(), Value::String("flatcar".into()));
-    doc.insert("version".into(), Value::String("1.1.0".into()));
     if let Value::Object(m) = snake_keys(v) {
         for (k, val) in m {
             if !(k == "ignition" && val.as_object().is_some_and(Map::is_empty)) {
@@ -75,11 +74,15 @@ pub fn to_butane(config: &Config) -> Result<String, MigrateError> {
         }
     }
     // `variant` and `version` first, as Butane configs are written.
-    let mut out = String::from("variant: flatcar\nversion: 1.1.0\n");
-    doc.remove("variant");
-    doc.remove("version");
-    emit_map(&mut out, &doc, 0);
-    Ok(out)
+    let mut entries = vec![
+        ("variant".to_string(), Y::Str("flatcar".into())),
+        ("version".to_string(), Y::Token("1.1.0".into())),
+    ];
+    if let Y::Map(rest) = yaml(Value::Object(doc), "") {
+        entries.extend(rest);
+    }
+    String::from_utf8(emit::to_yaml(&Y::Map(entries), Quoting::Readable))
+        .map_err(|e| MigrateError(e.to_string()))
 }
 
 /// Butane's name for an Ignition key: snake_case, with `MiB` as one word.
@@ -163,106 +166,36 @@ fn inline_contents(v: &mut Value) {
     }
 }
 
-/// A string as a YAML scalar on one line: plain where YAML reads it back as this string,
-/// double-quoted (JSON escapes are YAML escapes) otherwise.
-fn scalar(s: &str) -> String {
-    let plain_ok = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
-        && s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
-        && !matches!(
-            s.to_ascii_lowercase().as_str(),
-            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-        );
-    if plain_ok {
-        s.to_string()
-    } else {
-        serde_json::to_string(s).unwrap_or_default()
-    }
-}
-
-/// Whether `s` can be written as a literal block scalar and read back unchanged.
-fn block_ok(s: &str) -> bool {
-    s.contains('\n')
-        && !s.starts_with([' ', '\n'])
-        && s.chars().all(|c| c == '\n' || !c.is_control())
-        && !s.contains('\u{feff}')
-        && s.lines()
-            .all(|l| l.trim_end() == l && !l.is_empty() || l.is_empty())
-        && !s.trim_end_matches('\n').is_empty()
-}
-
-fn emit_value(out: &mut String, v: &Value, indent: usize) {
-    let pad = " ".repeat(indent);
+/// The document as the YAML writer's values: keys in the order the JSON map keeps them,
+/// modes in octal as people write them (YAML 1.1 reads `0644` as octal), other numbers as
+/// JSON writes them.
+fn yaml(v: Value, key: &str) -> Y {
     match v {
-        Value::Object(m) => {
-            out.push('\n');
-            emit_map(out, m, indent);
-        }
-        Value::Array(a) => {
-            out.push('\n');
-            for item in a {
-                out.push_str(&pad);
-                out.push_str("- ");
-                match item {
-                    Value::Object(m) if !m.is_empty() => {
-                        let mut inner = String::new();
-                        emit_map(&mut inner, m, indent + 2);
-                        out.push_str(inner.trim_start());
-                    }
-                    other => {
-                        let mut inner = String::new();
-                        emit_value(&mut inner, other, indent + 2);
-                        out.push_str(inner.trim_start_matches(' '));
-                    }
-                }
-            }
-        }
-        Value::String(s) if block_ok(s) => {
-            let body = s.trim_end_matches('\n');
-            let trailing = s.len() - body.len();
-            out.push_str(match trailing {
-                0 => " |-\n",
-                1 => " |\n",
-                _ => " |+\n",
-            });
-            for line in s[..s.len() - trailing.min(1)].split('\n') {
-                if !line.is_empty() {
-                    out.push_str(&pad);
-                    out.push_str(line);
-                }
-                out.push('\n');
-            }
-        }
-        Value::String(s) => {
-            out.push(' ');
-            out.push_str(&scalar(s));
-            out.push('\n');
-        }
-        Value::Null => out.push_str(" null\n"),
-        other => {
-            out.push(' ');
-            out.push_str(&other.to_string());
-            out.push('\n');
-        }
-    }
-}
-
-fn emit_map(out: &mut String, m: &Map<String, Value>, indent: usize) {
-    let pad = " ".repeat(indent);
-    for (k, v) in m {
-        out.push_str(&pad);
-        out.push_str(&scalar(k));
-        out.push(':');
-        match v {
-            // Modes in octal, as people write them (YAML 1.1 reads `0644` as octal).
-            Value::Number(n) if k == "mode" && n.as_i64().is_some_and(|m| m > 0) => {
-                out.push_str(&format!(" 0{:o}\n", n.as_i64().unwrap_or_default()));
-            }
-            Value::Object(o) if o.is_empty() => out.push_str(" {}\n"),
-            Value::Array(a) if a.is_empty() => out.push_str(" []\n"),
-            _ => emit_value(out, v, indent + 2),
-        }
+        Value::Null => Y::Null,
+        Value::Bool(b) => Y::Bool(b),
+        Value::Number(n) => match n.as_i64() {
+            Some(m) if key == "mode" && m > 0 => Y::Token(format!("0{m:o}")),
+            _ => Y::Token(n.to_string()),
+        },
+        Value::String(s) => Y::Str(s),
+        Value::Array(a) => Y::Seq(
+            a.into_iter()
+                .map(|item| match item {
+                    // An empty entry is left empty (`- `), as migrate has always written it.
+                    Value::Object(m) if m.is_empty() => Y::Token(String::new()),
+                    Value::Array(l) if l.is_empty() => Y::Token(String::new()),
+                    item => yaml(item, ""),
+                })
+                .collect(),
+        ),
+        Value::Object(m) => Y::Map(
+            m.into_iter()
+                .map(|(k, v)| {
+                    let y = yaml(v, &k);
+                    (k, y)
+                })
+                .collect(),
+        ),
     }
 }
 
@@ -276,16 +209,5 @@ mod tests {
         assert_eq!(snake("sshAuthorizedKeys"), "ssh_authorized_keys");
         assert_eq!(snake("httpResponseHeaders"), "http_response_headers");
         assert_eq!(snake("tpm2"), "tpm2");
-    }
-
-    #[test]
-    fn scalars_read_back_as_strings() {
-        assert_eq!(scalar("/etc/hosts"), "/etc/hosts");
-        assert_eq!(scalar("yes"), "\"yes\"");
-        assert_eq!(scalar("0644"), "\"0644\"");
-        assert_eq!(scalar("a: b"), "\"a: b\"");
-        assert!(block_ok("[Unit]\nA=b\n"));
-        assert!(!block_ok(" lead\n"));
-        assert!(!block_ok("tab\there\r\n"));
     }
 }

@@ -29,10 +29,10 @@ pub fn by_name(name: &str) -> Option<Value> {
 fn refused(spec: &Variant, ty: &str, key: &str) -> bool {
     use crate::Family;
     match spec.family {
-        Family::Flatcar => match spec.minor {
-            0 | 1 => (ty, key) == ("Luks", "clevis"),
-            _ => (ty, key) == ("Luks", "cex"),
-        },
+        Family::Flatcar => {
+            (spec.refuses_clevis() && (ty, key) == ("Luks", "clevis"))
+                || (spec.refuses_cex() && (ty, key) == ("Luks", "cex"))
+        }
         Family::R4e | Family::Fiot => matches!(
             (ty, key),
             ("Config", "kernel_arguments") | ("Storage", "disks" | "filesystems" | "luks" | "raid")
@@ -58,8 +58,9 @@ fn refused(spec: &Variant, ty: &str, key: &str) -> bool {
                             | "system"
                             | "uid"
                     )
-            ) || (spec.minor < 13 && (ty, key) == ("PasswdUser", "password_hash"))
-                || (spec.minor >= 14 && (ty, key) == ("Config", "kernel_arguments"))
+            ) || (spec.refuses_password_hash() && (ty, key) == ("PasswdUser", "password_hash"))
+                || (spec.refuses_kernel_arguments_section()
+                    && (ty, key) == ("Config", "kernel_arguments"))
         }
         Family::Fcos => false,
     }

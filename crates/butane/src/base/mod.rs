@@ -17,53 +17,8 @@ use flint_ignition::{Version, dataurl};
 use local::FilesDir;
 use types as bu;
 
-/// A base spec version. Ordered: later versions compare greater.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum BaseVersion {
-    V0_1,
-    V0_2,
-    V0_3,
-    V0_4,
-    V0_5,
-    V0_6,
-    V0_7,
-    V0_8Exp,
-}
-
-impl BaseVersion {
-    /// The first base version that has key `key` on Butane struct `ty`; `None` for keys no
-    /// base version has (the variants' own sections are decided by the variant).
-    pub fn introducing(ty: &str, key: &str) -> Option<BaseVersion> {
-        use BaseVersion::*;
-        Some(match (ty, key) {
-            ("Config", "boot_device" | "grub" | "metadata" | "openshift") => return None,
-            // Base 0.1 gave the resources of the ignition section only a source and a hash.
-            ("IgnitionResource", "compression" | "inline")
-            | ("IgnitionResource" | "Resource", "http_headers" | "local")
-            | ("Ignition", "proxy")
-            | ("Filesystem", "mount_options" | "with_mount_unit")
-            | ("Storage", "trees") => V0_2,
-            ("Storage", "luks")
-            | ("Partition", "resize")
-            | ("PasswdUser" | "PasswdGroup", "should_exist") => V0_3,
-            ("Config", "kernel_arguments") => V0_4,
-            ("Luks", "discard" | "open_options")
-            | ("Tang", "advertisement")
-            | ("Unit" | "Dropin", "contents_local")
-            | ("PasswdUser", "ssh_authorized_keys_local")
-            | ("BootDeviceLuks", "discard") => V0_5,
-            ("Luks" | "BootDeviceLuks", "cex") | ("BootDeviceLuks", "device") => V0_6,
-            ("Tree", "group" | "user" | "file_mode" | "dir_mode") => V0_7,
-            ("Systemd", "quadlets") => V0_8Exp,
-            _ => V0_1,
-        })
-    }
-
-    /// Whether this base version has key `key` on Butane struct `ty`.
-    pub fn has_key(self, ty: &str, key: &str) -> bool {
-        BaseVersion::introducing(ty, key).is_some_and(|since| since <= self)
-    }
-}
+// Where the versions and their differences are listed.
+pub use crate::registry::BaseVersion;
 
 /// How the base translation is done for a variant version.
 #[derive(Debug, Clone, Copy)]
@@ -72,8 +27,7 @@ pub struct Settings<'a> {
     pub base: BaseVersion,
     /// The Ignition version of the output.
     pub out_version: Version,
-    /// Whether embedded contents may be gzipped (OpenShift 4.8/4.9 may not: the MCO could
-    /// not read compressed files then).
+    /// Whether embedded contents may be gzipped (`Variant::allows_compression`).
     pub allow_gzip: bool,
     /// Contents encoded ahead, on another thread, while the document was read.
     pub ahead: Option<&'a super::ahead::Ahead>,
@@ -107,7 +61,7 @@ impl Settings<'_> {
     /// The data URL for embedded `data` and the compression to write with it. Base 0.1 only
     /// percent-encodes and leaves `compression` as the user wrote it.
     pub fn data_url(&self, data: &[u8], user: Option<&str>) -> (String, Option<String>) {
-        if self.base == BaseVersion::V0_1 {
+        if !self.base.chooses_encoding() {
             let url = format!("data:,{}", dataurl::percent_encode(data));
             return (url, user.map(str::to_string));
         }

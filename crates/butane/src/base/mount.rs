@@ -54,7 +54,7 @@ fn unit_for(fs: &bu::Filesystem, base: BaseVersion, remote: bool) -> ig::Unit {
         format!("Options={}\n", opts.join(","))
     };
     // Swap units came with base 0.4; before, every filesystem got a mount unit.
-    let (name, contents) = if format == "swap" && base >= BaseVersion::V0_4 {
+    let (name, contents) = if format == "swap" && base.has_swap_units() {
         (
             format!("{}.swap", escape_path(&fs.device)),
             format!(
@@ -94,7 +94,7 @@ pub(super) fn add_units(t: &mut Translator<'_>, src: &bu::Config, cfg: &mut ig::
         .enumerate()
         .filter(|(_, f)| f.with_mount_unit == Some(true))
         .map(|(i, f)| {
-            let remote = t.set.base >= BaseVersion::V0_3 && remote(f, &src.storage.luks);
+            let remote = t.set.base.has_remote_mounts() && remote(f, &src.storage.luks);
             (i, unit_for(f, t.set.base, remote))
         })
         .unzip();

@@ -17,7 +17,7 @@ const TOO_MANY_SYSTEMD_SOURCES: &str =
 /// A resource may have one source; an inline config of the `ignition` section is checked
 /// as an Ignition config.
 fn resource(c: &mut Checker, r: &bu::Resource, at: &JsonPath, base: BaseVersion, config: bool) {
-    if base == BaseVersion::V0_1 {
+    if !base.checks_resource_sources() {
         // Base 0.1 knew only inline and source (and only for file contents).
         if r.inline.is_some() && r.source.is_some() {
             c.error(at.key("inline"), TOO_MANY_SOURCES);
@@ -119,7 +119,7 @@ pub fn check(c: &mut Checker, cfg: &bu::Config, base: BaseVersion) {
         .iter()
         .enumerate()
     {
-        if base > BaseVersion::V0_1 {
+        if base.checks_resource_sources() {
             resource(c, &r.as_resource(), &cas.index(i), base, false);
         }
     }
@@ -151,7 +151,7 @@ pub fn check(c: &mut Checker, cfg: &bu::Config, base: BaseVersion) {
         let p = st.key("filesystems").index(i);
         let format = f.format.as_deref().unwrap_or("");
         let no_path = f.path.as_deref().is_none_or(str::is_empty);
-        if base < BaseVersion::V0_4 {
+        if !base.has_swap_units() {
             // Before swap units, a mount unit needed a path whatever the format.
             if no_path {
                 c.error(p.key("path"), MOUNT_NO_PATH);
@@ -181,7 +181,7 @@ pub fn check(c: &mut Checker, cfg: &bu::Config, base: BaseVersion) {
     }
 
     let sd = root.key("systemd");
-    if base >= BaseVersion::V0_5 {
+    if base.has_contents_local() {
         for (i, u) in cfg.systemd.units.iter().enumerate() {
             let p = sd.key("units").index(i);
             systemd_sources(c, &u.contents, &u.contents_local, &p);

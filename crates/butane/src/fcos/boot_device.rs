@@ -3,7 +3,7 @@
 //! arrays, LUKS volume and filesystems the OS image expects.
 
 use super::sugar::{self, Origins};
-use super::{Finding, bu, ig, jpath};
+use super::{Variant, bu, ig, jpath};
 use crate::pathmap::PathMap;
 use flint_go::tree::JsonPath;
 use flint_ignition::validate::Checker;
@@ -50,10 +50,11 @@ fn mirror_check(c: &mut Checker, d: &bu::BootDevice, at: &JsonPath) {
     }
 }
 
-pub fn check(c: &mut Checker, d: &bu::BootDevice, level: u8) {
+/// The boot device's rules, those of its version.
+pub fn check(c: &mut Checker, d: &bu::BootDevice, spec: &Variant) {
     let at = jpath(&["boot_device"]);
     if !d.mirror.devices.is_empty() && d.layout.is_none() {
-        if level >= 7 {
+        if spec.boot_device_strict() {
             c.error(at.key("mirror"), MIRROR_NEEDS_LAYOUT);
         } else {
             c.warning(at.key("mirror"), MIRROR_NEEDS_LAYOUT);
@@ -61,29 +62,9 @@ pub fn check(c: &mut Checker, d: &bu::BootDevice, level: u8) {
     }
     let luks_device = d.luks.device.as_deref().filter(|s| !s.is_empty());
     if let Some(layout) = d.layout.as_deref() {
-        let layout_at = at.key("layout");
-        match layout {
-            "aarch64" | "ppc64le" | "x86_64" => {}
-            "s390x-eckd" | "s390x-zfcp" | "s390x-virt" if level >= 6 => {
-                let prefix = if layout == "s390x-eckd" { "dasd" } else { "sd" };
-                if layout != "s390x-virt" {
-                    match luks_device {
-                        None => c.error(layout_at.clone(), NO_LUKS_DEVICE),
-                        Some(dev) if !ends_with_disk(dev, prefix) => {
-                            c.error(layout_at.clone(), BAD_LUKS_DEVICE)
-                        }
-                        Some(_) => {}
-                    }
-                }
-            }
-            _ if level >= 6 => c.error(layout_at.clone(), LAYOUTS),
-            _ => c.error(layout_at.clone(), LAYOUTS_LEGACY),
-        }
-        if level >= 6 && layout.starts_with("s390x") && !d.mirror.devices.is_empty() {
-            c.error(layout_at, NO_MIRROR_S390X);
-        }
+        check_layout(c, d, layout, luks_device, spec);
     }
-    if level >= 6 && d.luks.cex.enabled == Some(true) {
+    if spec.has_boot_device_s390x() && d.luks.cex.enabled == Some(true) {
         match d.layout.as_deref() {
             None => c.error(at.key("luks").key("cex"), CEX_ARCH),
             Some(l) if !l.starts_with("s390x") => c.error(at.key("layout"), CEX_ARCH),
@@ -96,7 +77,7 @@ pub fn check(c: &mut Checker, d: &bu::BootDevice, level: u8) {
     mirror_check(c, d, &at);
     // The fields' own rules follow: the LUKS section's, then the mirror's again (upstream
     // checks it both from the boot device and on its own, and reports it twice).
-    if level >= 7 && luks_device.is_some() {
+    if spec.boot_device_strict() && luks_device.is_some() {
         let method = d.luks.tang.iter().any(|t| *t != bu::Tang::default())
             || d.luks.tpm2 == Some(true)
             || d.luks.cex.enabled == Some(true);
@@ -105,6 +86,38 @@ pub fn check(c: &mut Checker, d: &bu::BootDevice, level: u8) {
         }
     }
     mirror_check(c, d, &at);
+}
+
+/// The layout named, and what it needs of the LUKS device and the mirror.
+fn check_layout(
+    c: &mut Checker,
+    d: &bu::BootDevice,
+    layout: &str,
+    luks_device: Option<&str>,
+    spec: &Variant,
+) {
+    let at = jpath(&["boot_device", "layout"]);
+    let s390x = spec.has_boot_device_s390x();
+    match layout {
+        "aarch64" | "ppc64le" | "x86_64" => {}
+        "s390x-eckd" | "s390x-zfcp" | "s390x-virt" if s390x => {
+            let prefix = if layout == "s390x-eckd" { "dasd" } else { "sd" };
+            if layout != "s390x-virt" {
+                match luks_device {
+                    None => c.error(at.clone(), NO_LUKS_DEVICE),
+                    Some(dev) if !ends_with_disk(dev, prefix) => {
+                        c.error(at.clone(), BAD_LUKS_DEVICE)
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        _ if s390x => c.error(at.clone(), LAYOUTS),
+        _ => c.error(at.clone(), LAYOUTS_LEGACY),
+    }
+    if s390x && layout.starts_with("s390x") && !d.mirror.devices.is_empty() {
+        c.error(at, NO_MIRROR_S390X);
+    }
 }
 
 fn tang(t: &bu::Tang) -> ig::Tang {
@@ -124,167 +137,74 @@ fn partition(label: String, size: Option<i64>, type_guid: Option<&str>) -> ig::P
     }
 }
 
-pub fn apply(
-    d: &bu::BootDevice,
-    level: u8,
-    cfg: &mut ig::Config,
-    map: &mut PathMap,
-    _findings: &mut [Finding],
-) {
-    let want_luks = d.luks.tpm2 == Some(true)
+/// Whether the boot device asks for LUKS: Tang, TPM2, or (fcos 1.6 on) CEX.
+fn wants_luks(d: &bu::BootDevice, spec: &Variant) -> bool {
+    d.luks.tpm2 == Some(true)
         || !d.luks.tang.is_empty()
-        || (level >= 6 && d.luks.cex.enabled == Some(true));
+        || (spec.has_boot_device_s390x() && d.luks.cex.enabled == Some(true))
+}
+
+/// Whether the boot device generates anything (LUKS or a mirror), which is then merged
+/// into the config.
+pub fn generates(d: &bu::BootDevice, spec: &Variant) -> bool {
+    spec.has_boot_device() && (wants_luks(d, spec) || !d.mirror.devices.is_empty())
+}
+
+/// The partitions before `boot` that a layout's firmware needs.
+#[derive(Clone, Copy)]
+struct Firmware {
+    bios: bool,
+    efi: bool,
+    prep: bool,
+}
+
+impl Firmware {
+    fn of(layout: &str) -> Firmware {
+        let (bios, efi, prep) = match layout {
+            "x86_64" => (true, true, false),
+            "aarch64" => (false, true, false),
+            "ppc64le" => (false, false, true),
+            _ => (false, false, false),
+        };
+        Firmware { bios, efi, prep }
+    }
+}
+
+/// The config the sugar generates, and where each of its entries came from.
+#[derive(Default)]
+struct Generated {
+    config: ig::Config,
+    origins: Origins,
+}
+
+impl Generated {
+    fn origin(&mut self, list: &'static str, index: usize, from: JsonPath) {
+        self.origins
+            .push((jpath(&["storage"]).key(list).index(index), from, true));
+    }
+
+    fn add_filesystem(&mut self, fs: ig::Filesystem, from: JsonPath) {
+        self.origin("filesystems", self.config.storage.filesystems.len(), from);
+        self.config.storage.filesystems.push(fs);
+    }
+}
+
+/// The boot device written out: the mirror's disks, RAID arrays and filesystems, the
+/// LUKS volume, and the root filesystem, merged under the user's config.
+pub fn apply(d: &bu::BootDevice, spec: &Variant, cfg: &mut ig::Config, map: &mut PathMap) {
+    let want_luks = wants_luks(d, spec);
     let want_mirror = !d.mirror.devices.is_empty();
     if !want_luks && !want_mirror {
         return;
     }
     let layout = d.layout.as_deref().unwrap_or("x86_64");
-    let (bios, efi, prep) = match layout {
-        "x86_64" => (true, true, false),
-        "aarch64" => (false, true, false),
-        "ppc64le" => (false, false, true),
-        _ => (false, false, false),
-    };
-    let src = jpath(&["boot_device"]);
-    let mut r = ig::Config::default();
-    let mut origins: Origins = Vec::new();
-    let st = jpath(&["storage"]);
-    let add_fs = |r: &mut ig::Config, origins: &mut Origins, fs: ig::Filesystem, from: JsonPath| {
-        origins.push((
-            st.key("filesystems").index(r.storage.filesystems.len()),
-            from,
-            true,
-        ));
-        r.storage.filesystems.push(fs);
-    };
-
+    let mut g = Generated::default();
     if want_mirror {
-        for (i, device) in d.mirror.devices.iter().enumerate() {
-            let n = i + 1;
-            let reserved = || {
-                partition(
-                    format!("reserved-{n}"),
-                    Some(RESERVED_MIB),
-                    Some(RESERVED_TYPE),
-                )
-            };
-            let first = if bios {
-                partition(format!("bios-{n}"), Some(BIOS_MIB), Some(BIOS_TYPE))
-            } else if prep {
-                partition(format!("prep-{n}"), Some(PREP_MIB), Some(PREP_TYPE))
-            } else {
-                reserved()
-            };
-            let second = if efi {
-                partition(format!("esp-{n}"), Some(ESP_MIB), Some(ESP_TYPE))
-            } else {
-                reserved()
-            };
-            let from = src.key("mirror").key("devices").index(i);
-            origins.push((
-                st.key("disks").index(r.storage.disks.len()),
-                from.clone(),
-                true,
-            ));
-            r.storage.disks.push(ig::Disk {
-                device: device.clone(),
-                partitions: vec![
-                    first,
-                    second,
-                    partition(format!("boot-{n}"), Some(BOOT_MIB), None),
-                    partition(format!("root-{n}"), None, None),
-                ],
-                wipe_table: Some(true),
-            });
-            if efi {
-                let fs = ig::Filesystem {
-                    device: format!("/dev/disk/by-partlabel/esp-{n}"),
-                    format: Some("vfat".into()),
-                    label: Some(format!("esp-{n}")),
-                    wipe_filesystem: Some(true),
-                    ..Default::default()
-                };
-                add_fs(&mut r, &mut origins, fs, from);
-            }
-        }
-        let members = |prefix: &str| -> Vec<String> {
-            (1..=d.mirror.devices.len())
-                .map(|i| format!("/dev/disk/by-partlabel/{prefix}-{i}"))
-                .collect()
-        };
-        r.storage.raid = vec![
-            ig::Raid {
-                devices: members("boot"),
-                level: Some("raid1".into()),
-                name: "md-boot".into(),
-                // The superblock at the end of the partition, so that BIOS GRUB need not
-                // understand RAID.
-                options: vec!["--metadata=1.0".into()],
-                spares: None,
-            },
-            ig::Raid {
-                devices: members("root"),
-                level: Some("raid1".into()),
-                name: "md-root".into(),
-                ..Default::default()
-            },
-        ];
-        for k in 0..2 {
-            origins.push((st.key("raid").index(k), src.key("mirror"), true));
-        }
-        let boot = ig::Filesystem {
-            device: "/dev/md/md-boot".into(),
-            format: Some("ext4".into()),
-            label: Some("boot".into()),
-            wipe_filesystem: Some(true),
-            ..Default::default()
-        };
-        add_fs(&mut r, &mut origins, boot, src.key("mirror"));
+        mirror(d, Firmware::of(layout), &mut g);
     }
-
     if want_luks {
-        let base = d.luks.device.clone().unwrap_or_default();
-        let device = match layout {
-            "s390x-eckd" => format!("{base}2"),
-            "s390x-zfcp" => format!("{base}4"),
-            _ if want_mirror => "/dev/md/md-root".into(),
-            _ => "/dev/disk/by-partlabel/root".into(),
-        };
-        // CEX (s390x) replaces Clevis: the key comes from the crypto card.
-        let cex = level >= 6 && d.luks.cex.enabled == Some(true);
-        let (clevis, cex_part) = if cex {
-            (
-                ig::Clevis::default(),
-                ig::Cex {
-                    enabled: Some(true),
-                },
-            )
-        } else {
-            let clevis = ig::Clevis {
-                tang: d.luks.tang.iter().map(tang).collect(),
-                threshold: d.luks.threshold,
-                tpm2: d.luks.tpm2,
-                ..Default::default()
-            };
-            (clevis, ig::Cex::default())
-        };
-        r.storage.luks = vec![ig::Luks {
-            cex: cex_part,
-            clevis,
-            device: Some(device),
-            discard: d.luks.discard,
-            label: Some("luks-root".into()),
-            name: "root".into(),
-            wipe_volume: Some(true),
-            ..Default::default()
-        }];
-        let luks = st.key("luks").index(0);
-        origins.push((luks.clone(), src.key("luks"), true));
-        let part = if cex { "cex" } else { "clevis" };
-        origins.push((luks.key(part), src.key("luks"), false));
-        origins.push((luks.key("discard"), src.key("luks").key("discard"), true));
+        luks(d, spec, layout, want_mirror, &mut g);
     }
-
     let root = ig::Filesystem {
         device: if want_luks {
             "/dev/mapper/root".into()
@@ -296,6 +216,141 @@ pub fn apply(
         wipe_filesystem: Some(true),
         ..Default::default()
     };
-    add_fs(&mut r, &mut origins, root, src.clone());
-    sugar::merge(r, &origins, cfg, map);
+    g.add_filesystem(root, jpath(&["boot_device"]));
+    sugar::merge(g.config, &g.origins, cfg, map);
+}
+
+/// Each mirror device partitioned as the OS image is (with its ESP filesystem), and the
+/// RAID1 arrays of `boot` and `root` across them, with the `boot` filesystem.
+fn mirror(d: &bu::BootDevice, fw: Firmware, g: &mut Generated) {
+    let src = jpath(&["boot_device", "mirror"]);
+    for (i, device) in d.mirror.devices.iter().enumerate() {
+        let n = i + 1;
+        let from = src.key("devices").index(i);
+        g.origin("disks", g.config.storage.disks.len(), from.clone());
+        g.config.storage.disks.push(mirror_disk(device, n, fw));
+        if fw.efi {
+            let fs = ig::Filesystem {
+                device: format!("/dev/disk/by-partlabel/esp-{n}"),
+                format: Some("vfat".into()),
+                label: Some(format!("esp-{n}")),
+                wipe_filesystem: Some(true),
+                ..Default::default()
+            };
+            g.add_filesystem(fs, from);
+        }
+    }
+    let members = |prefix: &str| -> Vec<String> {
+        (1..=d.mirror.devices.len())
+            .map(|i| format!("/dev/disk/by-partlabel/{prefix}-{i}"))
+            .collect()
+    };
+    g.config.storage.raid = vec![
+        ig::Raid {
+            devices: members("boot"),
+            level: Some("raid1".into()),
+            name: "md-boot".into(),
+            // The superblock at the end of the partition, so that BIOS GRUB need not
+            // understand RAID.
+            options: vec!["--metadata=1.0".into()],
+            spares: None,
+        },
+        ig::Raid {
+            devices: members("root"),
+            level: Some("raid1".into()),
+            name: "md-root".into(),
+            ..Default::default()
+        },
+    ];
+    for k in 0..2 {
+        g.origin("raid", k, src.clone());
+    }
+    let boot = ig::Filesystem {
+        device: "/dev/md/md-boot".into(),
+        format: Some("ext4".into()),
+        label: Some("boot".into()),
+        wipe_filesystem: Some(true),
+        ..Default::default()
+    };
+    g.add_filesystem(boot, src);
+}
+
+/// Mirror device number `n` (from 1), wiped and partitioned as the OS image is.
+fn mirror_disk(device: &str, n: usize, fw: Firmware) -> ig::Disk {
+    let reserved = || {
+        partition(
+            format!("reserved-{n}"),
+            Some(RESERVED_MIB),
+            Some(RESERVED_TYPE),
+        )
+    };
+    let first = if fw.bios {
+        partition(format!("bios-{n}"), Some(BIOS_MIB), Some(BIOS_TYPE))
+    } else if fw.prep {
+        partition(format!("prep-{n}"), Some(PREP_MIB), Some(PREP_TYPE))
+    } else {
+        reserved()
+    };
+    let second = if fw.efi {
+        partition(format!("esp-{n}"), Some(ESP_MIB), Some(ESP_TYPE))
+    } else {
+        reserved()
+    };
+    ig::Disk {
+        device: device.to_string(),
+        partitions: vec![
+            first,
+            second,
+            partition(format!("boot-{n}"), Some(BOOT_MIB), None),
+            partition(format!("root-{n}"), None, None),
+        ],
+        wipe_table: Some(true),
+    }
+}
+
+/// The LUKS volume `root` on the root partition (or the root array), bound with Clevis,
+/// or on s390x with CEX.
+fn luks(d: &bu::BootDevice, spec: &Variant, layout: &str, mirrored: bool, g: &mut Generated) {
+    let base = d.luks.device.clone().unwrap_or_default();
+    let device = match layout {
+        "s390x-eckd" => format!("{base}2"),
+        "s390x-zfcp" => format!("{base}4"),
+        _ if mirrored => "/dev/md/md-root".into(),
+        _ => "/dev/disk/by-partlabel/root".into(),
+    };
+    // CEX (s390x) replaces Clevis: the key comes from the crypto card.
+    let cex = spec.has_boot_device_s390x() && d.luks.cex.enabled == Some(true);
+    let (clevis, cex_part) = if cex {
+        (
+            ig::Clevis::default(),
+            ig::Cex {
+                enabled: Some(true),
+            },
+        )
+    } else {
+        let clevis = ig::Clevis {
+            tang: d.luks.tang.iter().map(tang).collect(),
+            threshold: d.luks.threshold,
+            tpm2: d.luks.tpm2,
+            ..Default::default()
+        };
+        (clevis, ig::Cex::default())
+    };
+    g.config.storage.luks = vec![ig::Luks {
+        cex: cex_part,
+        clevis,
+        device: Some(device),
+        discard: d.luks.discard,
+        label: Some("luks-root".into()),
+        name: "root".into(),
+        wipe_volume: Some(true),
+        ..Default::default()
+    }];
+    let src = jpath(&["boot_device", "luks"]);
+    let at = jpath(&["storage", "luks"]).index(0);
+    g.origins.push((at.clone(), src.clone(), true));
+    let part = if cex { "cex" } else { "clevis" };
+    g.origins.push((at.key(part), src.clone(), false));
+    g.origins
+        .push((at.key("discard"), src.key("discard"), true));
 }

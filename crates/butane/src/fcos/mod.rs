@@ -1,26 +1,18 @@
 //! The Fedora CoreOS variant: the base spec with `boot_device` (a LUKS-encrypted and/or
 //! RAID1-mirrored boot disk, fcos 1.3 on), `grub` superusers (1.5 on), and warnings about
 //! partitions that would not do what their labels suggest. OpenShift builds on these rules
-//! (`Variant::fcos_level`).
-
-pub mod v1_0;
-pub mod v1_1;
-pub mod v1_2;
-pub mod v1_3;
-pub mod v1_4;
-pub mod v1_5;
-pub mod v1_6;
-pub mod v1_7;
-pub mod v1_8_exp;
+//! (the registry's fcos spec column).
 
 mod boot_device;
 mod grub;
 pub(crate) mod sugar;
 
+pub(crate) use boot_device::generates as boot_device_generates;
+
 use super::base::Settings;
 use super::base::types as bu;
 use super::pathmap::PathMap;
-use super::{Family, Finding, Variant, jpath};
+use super::{Finding, Variant, jpath};
 use flint_go::tree::JsonPath;
 use flint_ignition::types as ig;
 use flint_ignition::validate::{Checker, Issue};
@@ -35,7 +27,7 @@ const ROOT_CONSTRAINED: &str = "root partition cannot expand; it is set to fill 
 /// fcos 1.6 on: rules on the whole config (upstream's `Config.Validate`, which OpenShift's
 /// own shadows).
 pub fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
-    if spec.family != Family::Fcos || spec.minor < 6 {
+    if !spec.has_fcos_config_rules() {
         return;
     }
     let mirrored = &cfg.boot_device.mirror.devices;
@@ -76,13 +68,10 @@ pub fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
 
 /// The rules of the fcos sections, `boot_device` then `grub`, for fcos and OpenShift.
 pub fn check_sections(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
-    let Some(level) = spec.fcos_level() else {
-        return;
-    };
-    if level >= 3 {
-        boot_device::check(c, &cfg.boot_device, level);
+    if spec.has_boot_device() {
+        boot_device::check(c, &cfg.boot_device, spec);
     }
-    if level >= 5 {
+    if spec.has_grub() {
         grub::check(c, &cfg.grub);
     }
 }
@@ -96,16 +85,14 @@ pub fn translate(
     map: &mut PathMap,
     findings: &mut Vec<Finding>,
 ) {
-    let Some(level) = spec.fcos_level() else {
-        return;
-    };
-    if level < 3 {
-        reserved_labels(cfg, false, findings);
+    if !spec.has_fcos_sections() {
         return;
     }
-    boot_device::apply(&src.boot_device, level, cfg, map, findings);
-    reserved_labels(cfg, true, findings);
-    if level >= 5 {
+    if spec.has_boot_device() {
+        boot_device::apply(&src.boot_device, spec, cfg, map);
+    }
+    reserved_labels(cfg, spec.checks_root_partition(), findings);
+    if spec.has_grub() {
         grub::apply(&src.grub, set, cfg, map);
     }
 }

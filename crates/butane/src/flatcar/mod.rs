@@ -2,10 +2,6 @@
 //! clevis) and without CEX in 1.2 (no s390x); `oem://` sources are accepted, since
 //! Flatcar's Ignition fetches them from the OEM partition.
 
-pub mod v1_0;
-pub mod v1_1;
-pub mod v1_2_exp;
-
 use super::Variant;
 use flint_go::tree::JsonPath;
 use flint_ignition::types as ig;
@@ -23,12 +19,12 @@ fn refused(path: JsonPath, message: &str) -> Issue {
 pub fn filter(spec: &Variant, cfg: &ig::Config, issues: &mut Vec<Issue>) {
     for (i, l) in cfg.storage.luks.iter().enumerate() {
         let at = super::jpath(&["storage", "luks"]).index(i);
-        if spec.minor < 2 && !ig::is_zero(&l.clevis) {
+        if spec.refuses_clevis() && !ig::is_zero(&l.clevis) {
             issues.push(refused(
                 at.key("clevis"),
                 "clevis is not supported in this spec version",
             ));
-        } else if spec.minor >= 2 && !ig::is_zero(&l.cex) {
+        } else if spec.refuses_cex() && !ig::is_zero(&l.cex) {
             issues.push(refused(
                 at.key("cex"),
                 "cex is not currently supported on the target platform",

@@ -1,9 +1,5 @@
 //! RHEL for Edge: the base spec without disks, filesystems, LUKS, RAID or kernel arguments,
-//! which its images manage themselves. Fedora IoT (`spec::fiot`) has the same rules.
-
-pub mod v1_0;
-pub mod v1_1;
-pub mod v1_2_exp;
+//! which its images manage themselves. Fedora IoT has the same rules.
 
 use flint_ignition::types as ig;
 use flint_ignition::validate::Issue;
