@@ -50,7 +50,7 @@ fn digest(data: &[u8]) -> u64 {
 }
 
 /// What the worker is handed: contents, and where their URL goes.
-pub type Job = (Arc<[u8]>, Arc<Slot>);
+pub(crate) type Job = (Arc<[u8]>, Arc<Slot>);
 
 /// Contents shorter than this are encoded where they are needed: the hand-over would cost
 /// more than it saves.

@@ -27,7 +27,7 @@ fn paths(value: &serde_json::Value, at: &JsonPath, out: &mut Vec<JsonPath>) {
 /// The translation listing for the output `json` (the Ignition config as written), with
 /// `root` the Butane document; `wrapper` is the MachineConfig around it for OpenShift
 /// (`Some(None)` with `--raw`, where upstream still lists the root).
-pub fn translations(
+pub(crate) fn translations(
     json: &[u8],
     map: &PathMap,
     root: &Node,

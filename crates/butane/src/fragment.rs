@@ -197,7 +197,7 @@ fn embed(
 
 /// Checks and resolves the local configs of the `ignition` section of `src`, translated
 /// into `cfg` (whose path map is `map`).
-pub fn resolve(
+pub(crate) fn resolve(
     cfg: &mut ig::Config,
     map: &mut PathMap,
     src: &bu::Config,

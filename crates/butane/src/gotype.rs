@@ -223,7 +223,7 @@ fn display(ty: Ty, spec: &Variant) -> String {
 
 /// Upstream's words for a type error the decoder worded `cannot unmarshal X into WANT` at
 /// `path`: WANT becomes the Go type there. Other messages are kept.
-pub fn reword(message: &str, path: Option<&JsonPath>, spec: &Variant) -> Option<String> {
+pub(crate) fn reword(message: &str, path: Option<&JsonPath>, spec: &Variant) -> Option<String> {
     let (head, want) = message.rsplit_once(" into ")?;
     if !head.starts_with("cannot unmarshal ") || !matches!(want, "array" | "object" | "string") {
         return None;

@@ -24,7 +24,7 @@ fn needs_shaping(cfg: &ig::Config, version: Version) -> bool {
 }
 
 /// `cfg` with the fields that were required strings in `version` set ("" when absent).
-pub fn shaped(cfg: &ig::Config, version: Version) -> Cow<'_, ig::Config> {
+pub(crate) fn shaped(cfg: &ig::Config, version: Version) -> Cow<'_, ig::Config> {
     if !needs_shaping(cfg, version) {
         return Cow::Borrowed(cfg);
     }
@@ -45,7 +45,7 @@ pub fn shaped(cfg: &ig::Config, version: Version) -> Cow<'_, ig::Config> {
 
 /// The config as the validator of `version` sees it: a 3.0 certificate authority without a
 /// source has the empty one.
-pub fn as_validated(cfg: &ig::Config, version: Version) -> Cow<'_, ig::Config> {
+pub(crate) fn as_validated(cfg: &ig::Config, version: Version) -> Cow<'_, ig::Config> {
     if version != Version::V3_0
         || cfg
             .ignition
@@ -65,7 +65,7 @@ pub fn as_validated(cfg: &ig::Config, version: Version) -> Cow<'_, ig::Config> {
 }
 
 /// The JSON upstream prints for `cfg` as a config of `version`.
-pub fn to_json(cfg: &ig::Config, version: Version, pretty: bool) -> Vec<u8> {
+pub(crate) fn to_json(cfg: &ig::Config, version: Version, pretty: bool) -> Vec<u8> {
     let mut json = flint_go::json::to_vec(shaped(cfg, version).as_ref(), pretty);
     if version == Version::V3_0 && cfg.ignition.config.merge.iter().any(|r| r.source.is_none()) {
         json = null_merge_sources(json, pretty);

@@ -16,26 +16,28 @@
 //!
 //! Findings at output paths are placed in the source through the path map (`locate`).
 
+#![warn(unreachable_pub)]
+
 mod ahead;
 pub mod base;
 mod check;
-pub mod debug;
+mod debug;
 mod decode;
 mod emit;
-pub mod fcos;
-pub mod flatcar;
-pub mod fragment;
+mod fcos;
+mod flatcar;
+mod fragment;
 mod gotype;
-pub mod legacy;
+mod legacy;
 mod locate;
 pub mod migrate;
-pub mod openshift;
+mod openshift;
 mod order;
 mod outcome;
-pub mod pathmap;
+mod pathmap;
 mod pipeline;
-pub mod r4e;
-pub mod registry;
+mod r4e;
+mod registry;
 pub mod schema;
 
 pub use decode::{source_utf8, utf16_as_utf8};

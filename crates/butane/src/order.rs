@@ -181,7 +181,7 @@ fn butane_layout() -> &'static (Layout, &'static str) {
 }
 
 /// Whether the Butane config has a struct at `path` (where a mapping is expected).
-pub fn struct_at(path: &JsonPath) -> bool {
+pub(crate) fn struct_at(path: &JsonPath) -> bool {
     let (layout, root) = butane_layout();
     let mut ty = Some(*root);
     for s in path.segs() {
@@ -194,7 +194,7 @@ pub fn struct_at(path: &JsonPath) -> bool {
 }
 
 /// Whether the field at `path` holds a list of structs.
-pub fn struct_list_at(path: &JsonPath) -> bool {
+pub(crate) fn struct_list_at(path: &JsonPath) -> bool {
     let (layout, root) = butane_layout();
     let mut ty = Some(*root);
     let mut list = false;
@@ -215,7 +215,7 @@ pub fn struct_list_at(path: &JsonPath) -> bool {
 
 /// Whether the field at `path` holds a single struct (not a list of them): a null there
 /// is what upstream's position tracking does not expect.
-pub fn single_struct_at(path: &JsonPath) -> bool {
+pub(crate) fn single_struct_at(path: &JsonPath) -> bool {
     let (layout, root) = butane_layout();
     let mut ty = Some(*root);
     let mut single = false;
@@ -236,7 +236,7 @@ pub fn single_struct_at(path: &JsonPath) -> bool {
 
 /// Where upstream's walk reaches the unused key at `path`: comparing these keys orders
 /// the keys as upstream reports them.
-pub fn walk_position(path: &JsonPath) -> Vec<u64> {
+pub(crate) fn walk_position(path: &JsonPath) -> Vec<u64> {
     let (layout, root) = butane_layout();
     let segs = path.segs();
     let mut key = Vec::with_capacity(segs.len() + 1);

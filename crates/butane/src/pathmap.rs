@@ -23,7 +23,7 @@ pub struct PathMap {
 }
 
 /// The Butane spelling of an Ignition key.
-pub fn snake(key: &str) -> String {
+pub(crate) fn snake(key: &str) -> String {
     match key {
         "sizeMiB" => return "size_mib".into(),
         "startMiB" => return "start_mib".into(),
@@ -42,7 +42,7 @@ pub fn snake(key: &str) -> String {
 }
 
 /// `p` spelled the Butane way, with no rule applied (upstream's fallback).
-pub fn snake_path(p: &JsonPath) -> JsonPath {
+pub(crate) fn snake_path(p: &JsonPath) -> JsonPath {
     let mut out = JsonPath::root();
     for s in p.segs() {
         out.push(match s {

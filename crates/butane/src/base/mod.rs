@@ -2,12 +2,12 @@
 //! the source rules, and the translation into the Ignition model.
 
 pub mod local;
-pub mod mode;
+pub(crate) mod mode;
 mod mount;
 mod quadlets;
 mod trees;
-pub mod types;
-pub mod validate;
+pub(crate) mod types;
+pub(crate) mod validate;
 
 use crate::pathmap::PathMap;
 use flint_go::tree::JsonPath;
@@ -126,7 +126,7 @@ fn path(parts: &[&'static str]) -> JsonPath {
 }
 
 impl Translator<'_> {
-    pub fn error(&mut self, path: JsonPath, message: impl Into<String>) {
+    pub(crate) fn error(&mut self, path: JsonPath, message: impl Into<String>) {
         self.issues.push(Issue {
             severity: flint_go::diag::Severity::Error,
             path,
@@ -134,7 +134,7 @@ impl Translator<'_> {
         });
     }
 
-    pub fn data_url(&self, data: &[u8], user: Option<&str>) -> (String, Option<String>) {
+    pub(crate) fn data_url(&self, data: &[u8], user: Option<&str>) -> (String, Option<String>) {
         self.set.data_url(data, user)
     }
 
@@ -192,7 +192,7 @@ impl Translator<'_> {
     }
 
     /// Translates a resource: `inline` and `local` become data URLs.
-    pub fn resource(&mut self, r: &bu::Resource, at: &JsonPath) -> ig::Resource {
+    pub(crate) fn resource(&mut self, r: &bu::Resource, at: &JsonPath) -> ig::Resource {
         let mut out = ig::Resource {
             compression: r.compression.clone(),
             http_headers: r

@@ -1,7 +1,7 @@
 //! Catching `mode: 644` where `0644` was meant: a mode that is not a typical permission set
 //! while its decimal digits, read as octal, would be.
 
-pub const DECIMAL_MODE: &str =
+pub(crate) const DECIMAL_MODE: &str =
     "unreasonable mode would be reasonable if specified in octal; remember to add a leading zero";
 
 /// Whether `mode` looks like a permission set someone would choose on purpose.
@@ -39,7 +39,7 @@ fn typical(mode: i64, directory: bool) -> bool {
 }
 
 /// Whether `mode` was probably written in decimal by mistake.
-pub fn looks_decimal(mode: i64, directory: bool) -> bool {
+pub(crate) fn looks_decimal(mode: i64, directory: bool) -> bool {
     if !(0..=7777).contains(&mode) {
         return false;
     }

@@ -9,7 +9,7 @@ use flint_ignition::types as ig;
 
 /// `systemd-escape --path`: slashes become dashes (runs collapsed, ends dropped), a leading
 /// dot and every byte outside `[A-Za-z0-9:_.]` become `\xNN`.
-pub fn escape_path(p: &str) -> String {
+pub(super) fn escape_path(p: &str) -> String {
     let trimmed = p.trim_matches('/');
     let mut out = String::with_capacity(trimmed.len() + 8);
     let mut prev_slash = false;

@@ -42,7 +42,7 @@ fn destination(rootful: bool, name: &str) -> String {
     clean(&format!("{base}/{name}"))
 }
 
-pub fn check(c: &mut Checker, q: &bu::Quadlet, at: &JsonPath) {
+pub(super) fn check(c: &mut Checker, q: &bu::Quadlet, at: &JsonPath) {
     if !EXTENSIONS.iter().any(|e| q.name.ends_with(e)) {
         c.error(at.key("name"), BAD_EXTENSION);
         return;

@@ -47,7 +47,7 @@ fn resource(c: &mut Checker, r: &bu::Resource, at: &JsonPath, base: BaseVersion,
 /// it names exactly that version (or none that parses), else skipped with a warning. Its
 /// findings keep their paths inside the inline config, and so are placed where those paths
 /// lead in the Butane document, as upstream places them (usually its first line).
-pub fn embedded_config(c: &mut Checker, bytes: &[u8], inline: &JsonPath) {
+pub(crate) fn embedded_config(c: &mut Checker, bytes: &[u8], inline: &JsonPath) {
     use flint_ignition::version::{Version, VersionError};
     let parsed = match flint_ignition::parse::parse_as(bytes, c.version) {
         Ok(p) => p,
@@ -96,7 +96,7 @@ fn systemd_sources(
 }
 
 /// The base's rules, over every field of `cfg` the base version has.
-pub fn check(c: &mut Checker, cfg: &bu::Config, base: BaseVersion) {
+pub(crate) fn check(c: &mut Checker, cfg: &bu::Config, base: BaseVersion) {
     let root = JsonPath::root();
     let ig = root.key("ignition");
     let ic = ig.key("config");
@@ -209,6 +209,6 @@ pub fn check(c: &mut Checker, cfg: &bu::Config, base: BaseVersion) {
     }
 }
 
-pub const MOUNT_NO_PATH: &str =
+pub(crate) const MOUNT_NO_PATH: &str =
     "path is required if with_mount_unit is true and format is not swap";
-pub const MOUNT_NO_FORMAT: &str = "format is required if with_mount_unit is true";
+pub(crate) const MOUNT_NO_FORMAT: &str = "format is required if with_mount_unit is true";

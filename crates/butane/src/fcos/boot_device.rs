@@ -51,7 +51,7 @@ fn mirror_check(c: &mut Checker, d: &bu::BootDevice, at: &JsonPath) {
 }
 
 /// The boot device's rules, those of its version.
-pub fn check(c: &mut Checker, d: &bu::BootDevice, spec: &Variant) {
+pub(super) fn check(c: &mut Checker, d: &bu::BootDevice, spec: &Variant) {
     let at = jpath(&["boot_device"]);
     if !d.mirror.devices.is_empty() && d.layout.is_none() {
         if spec.boot_device_strict() {
@@ -146,7 +146,7 @@ fn wants_luks(d: &bu::BootDevice, spec: &Variant) -> bool {
 
 /// Whether the boot device generates anything (LUKS or a mirror), which is then merged
 /// into the config.
-pub fn generates(d: &bu::BootDevice, spec: &Variant) -> bool {
+pub(crate) fn generates(d: &bu::BootDevice, spec: &Variant) -> bool {
     spec.has_boot_device() && (wants_luks(d, spec) || !d.mirror.devices.is_empty())
 }
 
@@ -191,7 +191,7 @@ impl Generated {
 
 /// The boot device written out: the mirror's disks, RAID arrays and filesystems, the
 /// LUKS volume, and the root filesystem, merged under the user's config.
-pub fn apply(d: &bu::BootDevice, spec: &Variant, cfg: &mut ig::Config, map: &mut PathMap) {
+pub(super) fn apply(d: &bu::BootDevice, spec: &Variant, cfg: &mut ig::Config, map: &mut PathMap) {
     let want_luks = wants_luks(d, spec);
     let want_mirror = !d.mirror.devices.is_empty();
     if !want_luks && !want_mirror {

@@ -7,7 +7,7 @@ use crate::base::Settings;
 use crate::pathmap::PathMap;
 use flint_ignition::validate::Checker;
 
-pub fn check(c: &mut Checker, g: &bu::Grub) {
+pub(super) fn check(c: &mut Checker, g: &bu::Grub) {
     for (i, u) in g.users.iter().enumerate() {
         let at = jpath(&["grub", "users"]).index(i);
         if u.name.is_empty() {
@@ -43,7 +43,7 @@ fn user_cfg(g: &bu::Grub) -> String {
     )
 }
 
-pub fn apply(g: &bu::Grub, set: Settings<'_>, cfg: &mut ig::Config, map: &mut PathMap) {
+pub(super) fn apply(g: &bu::Grub, set: Settings<'_>, cfg: &mut ig::Config, map: &mut PathMap) {
     if g.users.is_empty() {
         return;
     }

@@ -26,7 +26,7 @@ const ROOT_CONSTRAINED: &str = "root partition cannot expand; it is set to fill 
 
 /// fcos 1.6 on: rules on the whole config (upstream's `Config.Validate`, which OpenShift's
 /// own shadows).
-pub fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
+pub(crate) fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
     if !spec.has_fcos_config_rules() {
         return;
     }
@@ -67,7 +67,7 @@ pub fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
 }
 
 /// The rules of the fcos sections, `boot_device` then `grub`, for fcos and OpenShift.
-pub fn check_sections(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
+pub(crate) fn check_sections(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
     if spec.has_boot_device() {
         boot_device::check(c, &cfg.boot_device, spec);
     }
@@ -77,7 +77,7 @@ pub fn check_sections(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
 }
 
 /// The fcos sugar on the translated config, and the partition warnings.
-pub fn translate(
+pub(crate) fn translate(
     src: &bu::Config,
     spec: &Variant,
     set: Settings<'_>,

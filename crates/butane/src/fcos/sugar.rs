@@ -11,7 +11,7 @@ use flint_ignition::types as ig;
 
 /// Where each generated entry came from: (path in the generated config, source path,
 /// whether everything below comes from that source itself rather than from below it).
-pub type Origins = Vec<(JsonPath, JsonPath, bool)>;
+pub(crate) type Origins = Vec<(JsonPath, JsonPath, bool)>;
 
 /// Follows one list through the merge: renumbers the user's entries in the path map and
 /// maps generated entries (not merged with a user's) to their origin.
@@ -48,7 +48,12 @@ fn follow(
 }
 
 /// `rendered` merged under `cfg` (the user's values win), with the path map kept right.
-pub fn merge(rendered: ig::Config, origins: &Origins, cfg: &mut ig::Config, map: &mut PathMap) {
+pub(crate) fn merge(
+    rendered: ig::Config,
+    origins: &Origins,
+    cfg: &mut ig::Config,
+    map: &mut PathMap,
+) {
     let st = jpath(&["storage"]);
     let (ps, cs) = (&rendered.storage, &cfg.storage);
     let (cd, cf, cl): (Vec<&str>, Vec<&str>, Vec<&str>) = (

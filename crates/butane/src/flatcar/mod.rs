@@ -16,7 +16,7 @@ fn refused(path: JsonPath, message: &str) -> Issue {
 }
 
 /// Flatcar refuses LUKS volumes bound with Clevis (before 1.2) and CEX volumes (1.2 on).
-pub fn filter(spec: &Variant, cfg: &ig::Config, issues: &mut Vec<Issue>) {
+pub(crate) fn filter(spec: &Variant, cfg: &ig::Config, issues: &mut Vec<Issue>) {
     for (i, l) in cfg.storage.luks.iter().enumerate() {
         let at = super::jpath(&["storage", "luks"]).index(i);
         if spec.refuses_clevis() && !ig::is_zero(&l.clevis) {
@@ -34,13 +34,13 @@ pub fn filter(spec: &Variant, cfg: &ig::Config, issues: &mut Vec<Issue>) {
 }
 
 /// Whether `url` is an `oem://` URL (any letter case of the scheme, as URL parsing has it).
-pub fn is_oem(url: &str) -> bool {
+pub(crate) fn is_oem(url: &str) -> bool {
     url.get(..6)
         .is_some_and(|s| s.eq_ignore_ascii_case("oem://"))
 }
 
 /// Every resource of the config with its output path.
-pub fn resources(cfg: &ig::Config) -> Vec<(JsonPath, &ig::Resource)> {
+pub(crate) fn resources(cfg: &ig::Config) -> Vec<(JsonPath, &ig::Resource)> {
     let mut out = Vec::new();
     let ic = super::jpath(&["ignition", "config"]);
     for (i, r) in cfg.ignition.config.merge.iter().enumerate() {
@@ -75,7 +75,7 @@ pub fn resources(cfg: &ig::Config) -> Vec<(JsonPath, &ig::Resource)> {
 /// The Flatcar variant accepts `oem://` sources where upstream's validator refuses the
 /// scheme (Flatcar's Ignition fetches them from the OEM partition, and Flatcar's validator
 /// accepts them everywhere): the findings about such sources are dropped.
-pub fn allow_oem(spec: &Variant, issues: Vec<Issue>, cfg: &ig::Config) -> Vec<Issue> {
+pub(crate) fn allow_oem(spec: &Variant, issues: Vec<Issue>, cfg: &ig::Config) -> Vec<Issue> {
     const SCHEME: &str = "invalid url scheme";
     const KEY_FILE: &str = "invalid key-file source";
     if spec.family != super::Family::Flatcar

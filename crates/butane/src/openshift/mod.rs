@@ -91,7 +91,7 @@ impl MachineConfig {
 
 /// 4.19 on: the whole-config rule (CEX needs its key on the kernel command line), which
 /// replaces fcos's own.
-pub fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
+pub(crate) fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
     if !spec.requires_cex_kernel_argument() {
         return;
     }
@@ -117,7 +117,7 @@ pub fn check_config(c: &mut Checker, cfg: &bu::Config, spec: &Variant) {
 }
 
 /// The `metadata` and `openshift` sections.
-pub fn check_sections(c: &mut Checker, cfg: &bu::Config) {
+pub(crate) fn check_sections(c: &mut Checker, cfg: &bu::Config) {
     if cfg.metadata.name.is_empty() {
         c.error(jpath(&["metadata", "name"]), "metadata.name is required");
     }
@@ -166,7 +166,7 @@ fn error(raw: bool, path: JsonPath, message: &str) -> Finding {
 /// what the MCO needs (FIPS ciphers for LUKS, the GRUB config as contents in 4.23), and
 /// refuses what RHCOS and the MCO cannot do. In raw mode, the MachineConfig's own fields
 /// are reported as ignored.
-pub fn translate(
+pub(crate) fn translate(
     src: &bu::Config,
     spec: &Variant,
     raw: bool,
@@ -268,7 +268,7 @@ pub fn translate(
 /// Repeated entries of the MachineConfig's own lists (`kernelArguments`, `extensions`),
 /// reported at their Butane source. Upstream checks the whole MachineConfig for duplicates,
 /// its own fields before the config inside it.
-pub fn duplicates(mc: &MachineConfig, version: Version) -> Vec<Finding> {
+pub(crate) fn duplicates(mc: &MachineConfig, version: Version) -> Vec<Finding> {
     let mut c = Checker::new(version);
     let own = jpath(&["openshift"]);
     c.unique(
@@ -326,7 +326,7 @@ fn grub_as_contents(cfg: &mut ig::Config, map: &mut PathMap) {
 
 /// The fields the MCO refuses in a MachineConfig (upstream's field filters), at their
 /// output paths. In raw mode there is no MachineConfig and nothing is filtered.
-pub fn filter(spec: &Variant, raw: bool, cfg: &ig::Config, issues: &mut Vec<Issue>) {
+pub(crate) fn filter(spec: &Variant, raw: bool, cfg: &ig::Config, issues: &mut Vec<Issue>) {
     if raw {
         return;
     }

@@ -5,7 +5,7 @@ use flint_ignition::types as ig;
 use flint_ignition::validate::Issue;
 
 /// The sections RHEL for Edge and Fedora IoT refuse, reported where they are set.
-pub fn filter(cfg: &ig::Config, issues: &mut Vec<Issue>) {
+pub(crate) fn filter(cfg: &ig::Config, issues: &mut Vec<Issue>) {
     let mut refuse = |set: bool, path: &[&'static str], message: &str| {
         if set {
             issues.push(Issue {
