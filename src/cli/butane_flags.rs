@@ -6,7 +6,8 @@
 //! keeps clap.
 
 use super::go_parse_bool;
-use super::translate::{Color, INPUT_DEPRECATED, TranslateArgs};
+use super::render::Color;
+use super::translate::{INPUT_DEPRECATED, TranslateArgs};
 use flint_go::goquote;
 use std::ffi::OsString;
 use std::io::Write;

@@ -8,6 +8,7 @@ pub mod heap;
 pub mod ignition_validate;
 pub mod migrate;
 pub mod provision;
+pub mod render;
 pub mod translate;
 pub mod validate;
 

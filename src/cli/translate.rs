@@ -1,31 +1,15 @@
 //! `butane` / `flint translate`: Butane YAML in, Ignition JSON out, with upstream butane's
 //! flags, output, diagnostics and exit codes.
 
+use super::render::{Color, parse_color};
 use flint_butane::{self as spec, Options};
 use flint_go::diag::render;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 /// What upstream's flag library says of `--input`, each time it is given.
 pub const INPUT_DEPRECATED: &str =
     "Flag --input has been deprecated, specify filename directly on command line";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Color {
-    #[default]
-    Auto,
-    Always,
-    Never,
-}
-
-fn parse_color(s: &str) -> Result<Color, String> {
-    match s {
-        "auto" => Ok(Color::Auto),
-        "always" | "yes" => Ok(Color::Always),
-        "never" | "no" => Ok(Color::Never),
-        _ => Err(format!("invalid color {s:?}: use auto, always or never")),
-    }
-}
 
 #[derive(Debug, clap::Args)]
 pub struct TranslateArgs {
@@ -122,11 +106,7 @@ pub fn run(args: &TranslateArgs) -> i32 {
             exiting: true,
         },
     );
-    let color = match args.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal(),
-    };
+    let color = args.color.enabled(&std::io::stderr());
     // Only diagnostics quote the input.
     let text = std::cell::LazyCell::new(|| String::from_utf8_lossy(&bytes));
     let report: Vec<String> = outcome

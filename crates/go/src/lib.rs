@@ -10,4 +10,5 @@ pub mod diag;
 pub mod goquote;
 pub mod json;
 pub mod tree;
+pub mod url;
 pub mod yaml;

@@ -10,6 +10,7 @@ pub mod legacy;
 pub mod merge;
 pub mod par;
 pub mod parse;
+pub mod resources;
 pub mod types;
 pub mod upgrade;
 pub mod validate;

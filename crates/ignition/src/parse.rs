@@ -329,29 +329,8 @@ fn has_null(node: &Node) -> bool {
 /// 3.0.0's config and CA references had no `compression` (the shared model does): there it
 /// is an unused key, and ignored.
 fn drop_reference_compression(config: &mut Config, tree: &Node, unused: &mut Vec<de::Unused>) {
-    let ig = JsonPath::root().key("ignition");
-    let merge = ig.key("config").key("merge");
-    let cas = ig.key("security").key("tls").key("certificateAuthorities");
-    let mut refs: Vec<(JsonPath, &mut super::types::Resource)> = Vec::new();
-    for (i, r) in config.ignition.config.merge.iter_mut().enumerate() {
-        refs.push((merge.index(i), r));
-    }
-    refs.push((
-        ig.key("config").key("replace"),
-        &mut config.ignition.config.replace,
-    ));
-    for (i, r) in config
-        .ignition
-        .security
-        .tls
-        .certificate_authorities
-        .iter_mut()
-        .enumerate()
-    {
-        refs.push((cas.index(i), r));
-    }
-    for (path, r) in refs {
-        let key = path.key("compression");
+    for (place, r) in config.resources_mut().filter(|(p, _)| p.is_reference()) {
+        let key = place.path().key("compression");
         if let Some(offset) = tree.key_marker(&key) {
             r.compression = None;
             unused.push(de::Unused { path: key, offset });

@@ -5,6 +5,7 @@
 
 #![warn(unreachable_pub)]
 
+mod civil;
 pub mod fetch;
 pub mod platform;
 pub mod system;

@@ -69,20 +69,11 @@ impl std::fmt::Display for FetchError {
 
 /// The resources of `config` that name a source, with their paths.
 pub(crate) fn resources(config: &Config) -> Vec<(JsonPath, &Resource)> {
-    let mut out = Vec::new();
-    let files = JsonPath::root().key("storage").key("files");
-    for (i, f) in config.storage.files.iter().enumerate() {
-        out.push((files.index(i).key("contents"), &f.contents));
-        for (j, a) in f.append.iter().enumerate() {
-            out.push((files.index(i).key("append").index(j), a));
-        }
-    }
-    let luks = JsonPath::root().key("storage").key("luks");
-    for (i, l) in config.storage.luks.iter().enumerate() {
-        out.push((luks.index(i).key("keyFile"), &l.key_file));
-    }
-    out.retain(|(_, r)| r.source.as_deref().is_some_and(|s| !s.is_empty()));
-    out
+    // References (merge, replace, CAs) were fetched while the config was acquired.
+    (config.resources())
+        .filter(|(p, r)| !p.is_reference() && r.source.as_deref().is_some_and(|s| !s.is_empty()))
+        .map(|(p, r)| (p.path(), r))
+        .collect()
 }
 
 /// Identity of a download: the same source asked with the same headers gives the same

@@ -39,39 +39,6 @@ pub(crate) fn is_oem(url: &str) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case("oem://"))
 }
 
-/// Every resource of the config with its output path.
-pub(crate) fn resources(cfg: &ig::Config) -> Vec<(JsonPath, &ig::Resource)> {
-    let mut out = Vec::new();
-    let ic = super::jpath(&["ignition", "config"]);
-    for (i, r) in cfg.ignition.config.merge.iter().enumerate() {
-        out.push((ic.key("merge").index(i), r));
-    }
-    out.push((ic.key("replace"), &cfg.ignition.config.replace));
-    let cas = super::jpath(&["ignition", "security", "tls", "certificateAuthorities"]);
-    for (i, r) in cfg
-        .ignition
-        .security
-        .tls
-        .certificate_authorities
-        .iter()
-        .enumerate()
-    {
-        out.push((cas.index(i), r));
-    }
-    let files = super::jpath(&["storage", "files"]);
-    for (i, f) in cfg.storage.files.iter().enumerate() {
-        for (j, a) in f.append.iter().enumerate() {
-            out.push((files.index(i).key("append").index(j), a));
-        }
-        out.push((files.index(i).key("contents"), &f.contents));
-    }
-    let luks = super::jpath(&["storage", "luks"]);
-    for (i, l) in cfg.storage.luks.iter().enumerate() {
-        out.push((luks.index(i).key("keyFile"), &l.key_file));
-    }
-    out
-}
-
 /// The Flatcar variant accepts `oem://` sources where upstream's validator refuses the
 /// scheme (Flatcar's Ignition fetches them from the OEM partition, and Flatcar's validator
 /// accepts them everywhere): the findings about such sources are dropped.
@@ -85,10 +52,10 @@ pub(crate) fn allow_oem(spec: &Variant, issues: Vec<Issue>, cfg: &ig::Config) ->
     {
         return issues;
     }
-    let oem: Vec<JsonPath> = resources(cfg)
-        .into_iter()
+    let oem: Vec<JsonPath> = cfg
+        .resources()
         .filter(|(_, r)| r.source.as_deref().is_some_and(is_oem))
-        .map(|(p, _)| p)
+        .map(|(p, _)| p.path())
         .collect();
     let key_files: Vec<JsonPath> = cfg
         .storage

@@ -7,8 +7,8 @@
 
 use super::types::*;
 use super::version::LegacyVersion;
+use crate::dataurl;
 use crate::validate::Issue;
-use crate::validate::dataurl;
 use crate::validate::resource::parse_url;
 use crate::validate::unit;
 use flint_go::diag::Severity;
@@ -63,9 +63,7 @@ pub fn check_url(s: &str, v: LegacyVersion) -> Result<(), String> {
         "http" | "https" | "oem" => Ok(()),
         "tftp" if v >= LegacyVersion::V2_1 => Ok(()),
         "s3" if v >= LegacyVersion::V2_1 => {
-            let version_id = u
-                .query
-                .split('&')
+            let version_id = (u.query.unwrap_or("").split('&'))
                 .filter_map(|kv| kv.split_once('=').or(Some((kv, ""))))
                 .find(|(k, _)| *k == "versionId");
             match version_id {

@@ -5,7 +5,6 @@
 //! attached afterwards from whatever tree the config came from (Ignition JSON, or the Butane
 //! YAML through the transpiler's path map).
 
-pub(crate) mod dataurl;
 mod ignition;
 mod node;
 mod passwd;

@@ -6,243 +6,13 @@ use crate::types::{HttpHeader, Resource};
 use crate::version::Version;
 use flint_go::tree::JsonPath;
 
-/// The scheme of a URL the way Go's `net/url` parses it, or the reason it does not parse.
-/// `Ok("")` is a URL without a scheme.
+/// A URL cut into its parts the way Go's `net/url` parses it, or upstream's message when it
+/// does not parse.
 pub fn parse_url(s: &str) -> Result<UrlParts<'_>, &'static str> {
-    const BAD: &str = "unable to parse url";
-    // Go cuts the fragment off first: what follows the first `#` is only unescaped (it may
-    // even hold control characters), and plays no part in finding the scheme.
-    // (The searches are memchr's: a data URL is the whole of a file, and is parsed once
-    // when validated.)
-    let (s, fragment) = split_at_byte(s, b'#');
-    check_escapes(fragment)?;
-    if flint_go::bytes::any_byte(s.as_bytes(), |b| (b < 0x20) | (b == 0x7f)) {
-        return Err(BAD);
-    }
-    let (scheme, rest) = split_scheme(s)?;
-    let (rest, query) = split_at_byte(rest, b'?');
-    if !rest.starts_with('/') {
-        if !scheme.is_empty() {
-            // Opaque ("data:,..." or "arn:..."): Go leaves it unescaped and so unchecked.
-            return Ok(UrlParts {
-                scheme: scheme.to_ascii_lowercase(),
-                opaque_or_path: rest,
-                query,
-            });
-        }
-        // Go: "first path segment in URL cannot contain colon" (a scheme gone wrong).
-        if rest.split('/').next().is_some_and(|seg| seg.contains(':')) {
-            return Err(BAD);
-        }
-    }
-    // Without a scheme, `///x` is a path, not an empty authority.
-    let authority = (!scheme.is_empty() || !rest.starts_with("///"))
-        .then(|| rest.strip_prefix("//"))
-        .flatten();
-    let path = match authority {
-        Some(auth) => {
-            let end = auth.find('/').unwrap_or(auth.len());
-            let host = &auth[..end];
-            match host.rsplit_once('@') {
-                Some((userinfo, host)) => {
-                    check_userinfo(userinfo)?;
-                    check_host(host)?;
-                }
-                None => check_host(host)?,
-            }
-            &auth[end..]
-        }
-        None => rest,
-    };
-    check_escapes(path)?;
-    Ok(UrlParts {
-        // Go's url.Parse lowercases the scheme: `HTTPS://` is `https`.
-        scheme: scheme.to_ascii_lowercase(),
-        opaque_or_path: rest,
-        query,
-    })
+    flint_go::url::parse(s).map_err(|_| "unable to parse url")
 }
 
-/// `s` before and after the first `b` (an ASCII byte), or all of `s` and nothing.
-fn split_at_byte(s: &str, b: u8) -> (&str, &str) {
-    match memchr::memchr(b, s.as_bytes()) {
-        Some(i) => (&s[..i], &s[i + 1..]),
-        None => (s, ""),
-    }
-}
-
-/// Go's `getScheme`: letters, then letters, digits, `+`, `-` or `.` up to a colon make a
-/// scheme; any other byte first (a digit or sign at the start included) means there is none.
-fn split_scheme(s: &str) -> Result<(&str, &str), &'static str> {
-    for (i, b) in s.bytes().enumerate() {
-        match b {
-            b'a'..=b'z' | b'A'..=b'Z' => {}
-            b'0'..=b'9' | b'+' | b'-' | b'.' if i > 0 => {}
-            // "missing protocol scheme"
-            b':' if i == 0 => return Err("unable to parse url"),
-            b':' => return Ok((&s[..i], &s[i + 1..])),
-            _ => break,
-        }
-    }
-    Ok(("", s))
-}
-
-pub struct UrlParts<'a> {
-    /// Lowercased.
-    pub scheme: String,
-    pub opaque_or_path: &'a str,
-    pub query: &'a str,
-}
-
-fn check_escapes(s: &str) -> Result<(), &'static str> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let ok =
-                b.len() > i + 2 && b[i + 1].is_ascii_hexdigit() && b[i + 2].is_ascii_hexdigit();
-            if !ok {
-                return Err("unable to parse url");
-            }
-            i += 3;
-        } else {
-            i += 1;
-        }
-    }
-    Ok(())
-}
-
-/// Go's rule for the user and password before the `@`: unreserved and sub-delimiter
-/// characters, `:`, `@`, and `%` escapes that decode.
-fn check_userinfo(userinfo: &str) -> Result<(), &'static str> {
-    let allowed = |b: u8| b.is_ascii_alphanumeric() || b"-._:~!$&'()*+,;=%@".contains(&b);
-    if !userinfo.bytes().all(allowed) {
-        return Err("unable to parse url");
-    }
-    check_escapes(userinfo)
-}
-
-/// What stands in brackets must be an IPv6 address, with a zone after `%25` that is not
-/// empty (Go checks the address since its fix for bracketed hosts).
-fn check_bracketed(inside: &str) -> Result<(), &'static str> {
-    let (addr, zone) = match inside.find("%25") {
-        Some(z) => (&inside[..z], Some(&inside[z + 3..])),
-        None => (inside, None),
-    };
-    if zone == Some("") || addr.parse::<std::net::Ipv6Addr>().is_err() {
-        return Err("unable to parse url");
-    }
-    // The zone may hold, raw or escaped, what a host may hold unescaped (and an escaped
-    // space; raw bytes beyond ASCII too).
-    let host_char = |c: u8| c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&c);
-    let z = zone.unwrap_or_default().as_bytes();
-    let mut i = 0;
-    while i < z.len() {
-        let ok = match z[i] {
-            b'%' => {
-                let v = (z.get(i + 1..i + 3))
-                    .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
-                i += 2;
-                v.is_some_and(|v| v == b' ' || v == b'%' || host_char(v))
-            }
-            c => c >= 0x80 || host_char(c),
-        };
-        if !ok {
-            return Err("unable to parse url");
-        }
-        i += 1;
-    }
-    Ok(())
-}
-
-fn check_host(host: &str) -> Result<(), &'static str> {
-    const BAD: &str = "unable to parse url";
-    let port = if let Some(rest) = host.strip_prefix('[') {
-        let Some(end) = rest.rfind(']') else {
-            return Err(BAD);
-        };
-        check_bracketed(&rest[..end])?;
-        let after = &rest[end + 1..];
-        if !after.is_empty() && !after.starts_with(':') {
-            return Err(BAD);
-        }
-        after.strip_prefix(':')
-    } else {
-        // Go lets sub-delimiters, `]`, `<`, `>` and `"` stand in a host name, and escapes
-        // only for bytes beyond ASCII.
-        if host
-            .bytes()
-            .any(|b| matches!(b, b' ' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | b'['))
-        {
-            return Err(BAD);
-        }
-        let ascii_escape = host
-            .as_bytes()
-            .windows(3)
-            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[1] < b'8' && w != b"%25");
-        if ascii_escape {
-            return Err(BAD);
-        }
-        host.rsplit_once(':').map(|(_, p)| p)
-    };
-    if let Some(p) = port
-        && !p.bytes().all(|b| b.is_ascii_digit())
-    {
-        return Err(BAD);
-    }
-    check_escapes(host)
-}
-
-/// The first value of query parameter `key`, as Go's `URL.Query` gives it: pairs split at
-/// `&`, a pair holding `;` left out, names and values unescaped (`+` a space; a pair that
-/// does not unescape left out), and no parameters at all beyond 10,000 of them.
-fn query_param(query: &str, key: &str) -> Option<Vec<u8>> {
-    if query.bytes().filter(|&b| b == b'&').count() >= 10_000 {
-        return None;
-    }
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
-        .find_map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let (k, v) = (query_unescape(k)?, query_unescape(v)?);
-            (k == key.as_bytes()).then_some(v)
-        })
-}
-
-/// Go's `QueryUnescape`.
-fn query_unescape(s: &str) -> Option<Vec<u8>> {
-    unescape(s, true).ok()
-}
-
-/// Go's URL unescaping: `%XX` escapes decoded, and in a query (`plus_is_space`) `+` a
-/// space. An escape without two hex digits fails the whole; the error is its offset.
-pub fn unescape(s: &str, plus_is_space: bool) -> Result<Vec<u8>, usize> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'%' => {
-                let hex = |j: usize| b.get(j).and_then(|&c| (c as char).to_digit(16));
-                let (Some(h), Some(l)) = (hex(i + 1), hex(i + 2)) else {
-                    return Err(i);
-                };
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            b'+' if plus_is_space => {
-                out.push(b' ');
-                i += 1;
-            }
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    Ok(out)
-}
+pub use flint_go::url::Parts as UrlParts;
 
 /// Checks a resource URL for spec `version` by upstream's rules; returns upstream's message
 /// on failure.
@@ -258,20 +28,20 @@ pub fn check_url_with(s: &str, version: Version, oem: bool) -> Result<(), String
         "http" | "https" | "tftp" => Ok(()),
         "oem" if oem => Ok(()),
         "gs" if version >= Version::V3_2 => Ok(()),
-        "s3" => check_version_id(u.query),
+        "s3" => check_version_id(u.query.unwrap_or("")),
         // The ARN upstream checks is the scheme and Go's opaque part (none when what
         // follows the colon starts with a slash), without query and fragment.
         "arn" if version >= Version::V3_4 => {
-            let opaque = Some(u.opaque_or_path).filter(|o| !o.starts_with('/'));
-            check_arn(&format!("arn:{}", opaque.unwrap_or_default()), u.query)
+            let opaque = u.opaque().unwrap_or_default();
+            check_arn(&format!("arn:{opaque}"), u.query.unwrap_or(""))
         }
-        "data" => super::dataurl::check(s),
+        "data" => crate::dataurl::check(s),
         _ => Err("invalid url scheme".into()),
     }
 }
 
 fn check_version_id(query: &str) -> Result<(), String> {
-    match query_param(query, "versionId") {
+    match flint_go::url::query_param(query, "versionId") {
         Some(v) if v.is_empty() => Err("invalid S3 object VersionId".into()),
         _ => Ok(()),
     }

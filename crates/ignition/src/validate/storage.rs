@@ -391,28 +391,7 @@ fn check_clevis(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
             c.error(cp.key("config"), "missing required custom clevis config");
         }
     }
-    let tangs = path.key("tang");
-    for (i, t) in cl.tang.iter().enumerate() {
-        let tp = tangs.index(i);
-        match resource::parse_url(&t.url) {
-            Err(e) => c.error(tp.key("url"), e),
-            Ok(u) if !matches!(u.scheme.as_str(), "http" | "https") => {
-                c.error(tp.key("url"), "invalid url scheme")
-            }
-            Ok(_) => {}
-        }
-        if t.thumbprint.as_deref().is_none_or(str::is_empty) {
-            c.error(tp.key("thumbprint"), "thumbprint is required");
-        }
-        // (Upstream decodes it into Go values: a number beyond float64's range fails too.)
-        if let Some(ad) = t.advertisement.as_deref().filter(|a| !a.is_empty())
-            && flint_go::json::parse(ad.as_bytes())
-                .map_or(true, |tree| crate::overflows_float(&tree))
-        {
-            c.error(tp.key("advertisement"), "advertisement is not valid JSON");
-        }
-    }
-    c.unique(&tangs, &cl.tang, |t| t.url.as_str());
+    check_tangs(c, cl, path, true);
 }
 
 /// 3.2.0's rules for `custom` (then plain strings): only a pin or a config makes it used,
@@ -430,6 +409,12 @@ fn check_custom_3_2(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
             c.error(cp.key("config"), "missing required custom clevis config");
         }
     }
+    check_tangs(c, cl, path, false);
+}
+
+/// The tang servers: each URL and thumbprint, and the advertisement where the version has
+/// one (`advertisement`); URLs unique.
+fn check_tangs(c: &mut Checker, cl: &Clevis, path: &JsonPath, advertisement: bool) {
     let tangs = path.key("tang");
     for (i, t) in cl.tang.iter().enumerate() {
         let tp = tangs.index(i);
@@ -442,6 +427,14 @@ fn check_custom_3_2(c: &mut Checker, cl: &Clevis, path: &JsonPath) {
         }
         if t.thumbprint.as_deref().is_none_or(str::is_empty) {
             c.error(tp.key("thumbprint"), "thumbprint is required");
+        }
+        // (Upstream decodes it into Go values: a number beyond float64's range fails too.)
+        if advertisement
+            && let Some(ad) = t.advertisement.as_deref().filter(|a| !a.is_empty())
+            && flint_go::json::parse(ad.as_bytes())
+                .map_or(true, |tree| crate::overflows_float(&tree))
+        {
+            c.error(tp.key("advertisement"), "advertisement is not valid JSON");
         }
     }
     c.unique(&tangs, &cl.tang, |t| t.url.as_str());

@@ -307,27 +307,10 @@ pub(crate) fn bucket_region(
 
 /// The UTC time as SigV4 wants it: (`YYYYMMDDTHHMMSSZ`, `YYYYMMDD`).
 pub(crate) fn amz_date(unix: u64) -> (String, String) {
-    let secs = unix as i64;
-    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    let date = format!("{y:04}{m:02}{d:02}");
-    (
-        format!(
-            "{date}T{:02}{:02}{:02}Z",
-            rem / 3600,
-            rem % 3600 / 60,
-            rem % 60
-        ),
-        date,
-    )
+    let t = crate::civil::Utc::from_unix(unix as i64);
+    let date = format!("{:04}{:02}{:02}", t.year, t.month, t.day);
+    let time = format!("{:02}{:02}{:02}", t.hour, t.minute, t.second);
+    (format!("{date}T{time}Z"), date)
 }
 
 fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {

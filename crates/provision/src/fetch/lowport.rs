@@ -4,6 +4,7 @@
 //! OpenStack's metadata service). A small HTTP/1.1 client: one request per connection,
 //! `Connection: close`, Content-Length or chunked bodies.
 
+use super::http::HttpClient;
 use super::url::{Url, redact};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
@@ -16,25 +17,28 @@ pub(crate) struct Reply {
     pub body: Vec<u8>,
 }
 
-/// GET `url` (http only) from a random free port below 1024, retrying connection errors
-/// and 5xx with backoff until `total` has passed.
-pub(crate) fn get(
+/// A metadata service's answer at `url` (http only), asked with the settings of `http`
+/// (its User-Agent, what it accepts, no compression, its total timeout, two minutes when it
+/// has none): the body for 200 and 204, `None` for 404, an error for any other status.
+/// From a random free port below 1024 when `low_port` (retrying connection errors and 5xx
+/// with backoff until the timeout), else from any port (for hosts with an IPv6 zone).
+pub(crate) fn get_metadata(
+    http: &HttpClient,
     url: &str,
-    headers: &[(String, String)],
-    total: Duration,
-    limit: u64,
-) -> Result<Reply, String> {
-    get_from(url, headers, total, limit, true)
-}
-
-/// As [`get`], from any source port (for hosts with an IPv6 zone).
-pub(crate) fn get_any_port(
-    url: &str,
-    headers: &[(String, String)],
-    total: Duration,
-    limit: u64,
-) -> Result<Reply, String> {
-    get_from(url, headers, total, limit, false)
+    low_port: bool,
+) -> Result<Option<Vec<u8>>, String> {
+    let headers = [
+        ("User-Agent".to_string(), http.user_agent.clone()),
+        ("Accept".to_string(), super::http::ACCEPT.to_string()),
+        ("Accept-Encoding".to_string(), "identity".to_string()),
+    ];
+    let total = http.total_timeout.unwrap_or(Duration::from_secs(120));
+    let r = get_from(url, &headers, total, http.limit, low_port)?;
+    match r.status {
+        200 | 204 => Ok(Some(r.body)),
+        404 => Ok(None),
+        s => Err(format!("GET {url}: status {s}")),
+    }
 }
 
 fn get_from(
@@ -162,58 +166,46 @@ fn try_port(addr: SocketAddr, port: u16) -> std::io::Result<TcpStream> {
             return Err(std::io::Error::last_os_error());
         }
         let stream = TcpStream::from_raw_fd(fd);
-        let rc = match addr {
+        match addr {
             SocketAddr::V4(a) => {
                 let mut local: libc::sockaddr_in = std::mem::zeroed();
                 local.sin_family = libc::AF_INET as _;
                 local.sin_port = port.to_be();
-                let rc = libc::bind(
-                    fd,
-                    &local as *const _ as *const _,
-                    std::mem::size_of_val(&local) as _,
-                );
-                if rc != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                let mut remote: libc::sockaddr_in = std::mem::zeroed();
-                remote.sin_family = libc::AF_INET as _;
+                let mut remote = local;
                 remote.sin_port = a.port().to_be();
                 remote.sin_addr.s_addr = u32::from_ne_bytes(a.ip().octets());
-                libc::connect(
-                    fd,
-                    &remote as *const _ as *const _,
-                    std::mem::size_of_val(&remote) as _,
-                )
+                bind_connect(fd, &local, &remote)?;
             }
             SocketAddr::V6(a) => {
                 let mut local: libc::sockaddr_in6 = std::mem::zeroed();
                 local.sin6_family = libc::AF_INET6 as _;
                 local.sin6_port = port.to_be();
-                let rc = libc::bind(
-                    fd,
-                    &local as *const _ as *const _,
-                    std::mem::size_of_val(&local) as _,
-                );
-                if rc != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                let mut remote: libc::sockaddr_in6 = std::mem::zeroed();
-                remote.sin6_family = libc::AF_INET6 as _;
+                let mut remote = local;
                 remote.sin6_port = a.port().to_be();
                 remote.sin6_addr.s6_addr = a.ip().octets();
                 remote.sin6_scope_id = a.scope_id();
-                libc::connect(
-                    fd,
-                    &remote as *const _ as *const _,
-                    std::mem::size_of_val(&remote) as _,
-                )
+                bind_connect(fd, &local, &remote)?;
             }
-        };
-        if rc != 0 {
-            return Err(std::io::Error::last_os_error());
         }
         Ok(stream)
     }
+}
+
+/// Binds socket `fd` to `local` and connects it to `remote`.
+///
+/// # Safety
+/// `T` is the sockaddr type of `fd`'s address family (`sockaddr_in`, `sockaddr_in6`).
+unsafe fn bind_connect<T>(fd: libc::c_int, local: &T, remote: &T) -> std::io::Result<()> {
+    let len = std::mem::size_of::<T>() as libc::socklen_t;
+    // SAFETY: both point to initialized sockaddrs of `len` bytes, of the socket's family.
+    unsafe {
+        if libc::bind(fd, (local as *const T).cast(), len) != 0
+            || libc::connect(fd, (remote as *const T).cast(), len) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Parses a whole HTTP/1.1 response.
@@ -296,11 +288,12 @@ mod tests {
             c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
                 .unwrap();
         });
-        let r = get_any_port(
+        let r = get_from(
             &format!("http://[::1%25lo]:{port}/x"),
             &[],
             Duration::from_secs(5),
             100,
+            false,
         )
         .unwrap();
         assert_eq!(r.body, b"ok");

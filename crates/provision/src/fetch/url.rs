@@ -29,51 +29,40 @@ fn default_port(scheme: &str) -> u16 {
 }
 
 impl Url {
+    /// `s` cut into its parts by Go's rules ([`flint_go::url::split`]). What `url.Parse`
+    /// would refuse besides is not refused here (a config's URLs were validated already;
+    /// those from providers, proxies and redirects are taken as they come): a URL needs a
+    /// scheme, `//` and a host, a port that is a number, and escapes that decode.
     pub(crate) fn parse(s: &str) -> Result<Url, String> {
-        let (scheme, rest) = s
-            .split_once("://")
-            .ok_or_else(|| format!("not a hierarchical URL: {}", redact(s)))?;
-        let rest = rest.split('#').next().unwrap_or("");
-        let (rest, query) = match rest.split_once('?') {
-            Some((r, q)) => (r, Some(q)),
-            None => (rest, None),
-        };
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, ""),
-        };
-        let (user, host_port) = match authority.rsplit_once('@') {
-            Some((info, h)) => (Some(userinfo(info)?), h),
-            None => (None, authority),
-        };
-        let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
-            let (h, after) = v6.split_once(']').ok_or("unterminated IPv6 host")?;
-            (format!("[{h}]"), after.strip_prefix(':'))
-        } else {
-            match host_port.rsplit_once(':') {
-                Some((h, p)) => (h.to_string(), Some(p)),
-                None => (host_port.to_string(), None),
-            }
-        };
+        let parts = flint_go::url::split(s);
+        if parts.scheme.is_empty() || parts.authority.is_none() {
+            return Err(format!("not a hierarchical URL: {}", redact(s)));
+        }
+        let user = parts.userinfo().map(userinfo).transpose()?;
+        let host_port = parts.host_port();
+        if host_port.starts_with('[') && !host_port.contains(']') {
+            return Err("unterminated IPv6 host".into());
+        }
+        let (host, port) = flint_go::url::split_host_port(host_port);
         let port = match port {
             Some(p) if !p.is_empty() => p.parse().map_err(|_| format!("bad port {p:?}"))?,
-            _ => default_port(scheme),
+            _ => default_port(&parts.scheme),
         };
         if host.is_empty() {
             return Err(format!("no host in {}", redact(s)));
         }
-        let mut path = escaped_path(path).map_err(|e| format!("{e} in {}", redact(s)))?;
+        let mut path = escaped_path(parts.path).map_err(|e| format!("{e} in {}", redact(s)))?;
         if path.is_empty() {
             path.push('/');
         }
-        if let Some(q) = query {
+        if let Some(q) = parts.query {
             path.push('?');
             path.push_str(q);
         }
         Ok(Url {
-            scheme: scheme.to_ascii_lowercase(),
+            scheme: parts.scheme,
             user,
-            host,
+            host: host.to_string(),
             port,
             authority: host_port.to_string(),
             path,
@@ -113,7 +102,7 @@ impl Url {
         let location = location.split('#').next().unwrap_or("");
         let scheme_len = location
             .find(':')
-            .filter(|&i| is_scheme(&location[..i]))
+            .filter(|&i| flint_go::url::is_scheme(&location[..i]))
             .map(|i| i + 1);
         // An absolute URL, or one relative to the scheme: its own authority, and its path
         // with the dot segments removed.
@@ -158,12 +147,6 @@ fn split_query(s: &str) -> (&str, &str) {
     }
 }
 
-fn is_scheme(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_alphabetic())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
-}
-
 /// User name and password of `user[:password]`, decoded.
 fn userinfo(info: &str) -> Result<(Vec<u8>, Vec<u8>), String> {
     let (user, password) = info.split_once(':').unwrap_or((info, ""));
@@ -199,7 +182,7 @@ fn escaped_path(raw: &str) -> Result<String, String> {
 
 /// `s` with its `%XX` escapes decoded; a `%` without two hex digits is an error.
 fn unescape(s: &str) -> Result<Vec<u8>, String> {
-    flint_ignition::validate::resource::unescape(s, false).map_err(|i| {
+    flint_go::url::unescape(s, false).map_err(|i| {
         let b = &s.as_bytes()[i..(i + 3).min(s.len())];
         format!("invalid URL escape {:?}", String::from_utf8_lossy(b))
     })
@@ -242,7 +225,7 @@ fn resolve_path(base: &str, reference: &str) -> String {
 pub(crate) fn lower_scheme(url: &str) -> std::borrow::Cow<'_, str> {
     let scheme = url.split(':').next().unwrap_or("");
     if url.len() > scheme.len()
-        && is_scheme(scheme)
+        && flint_go::url::is_scheme(scheme)
         && scheme.bytes().any(|b| b.is_ascii_uppercase())
     {
         format!("{}{}", scheme.to_ascii_lowercase(), &url[scheme.len()..]).into()

@@ -64,20 +64,7 @@ fn metadata_attempt(cx: &Context, urls: Vec<String>) -> drive::Attempt {
                 let target = endpoint.url(&u);
                 let r = if target.contains("%25") {
                     // ureq cannot reach a zoned link-local address: the small client can.
-                    let headers = [
-                        ("User-Agent".to_string(), http.user_agent.clone()),
-                        ("Accept".to_string(), crate::fetch::http::ACCEPT.to_string()),
-                        ("Accept-Encoding".to_string(), "identity".to_string()),
-                    ];
-                    let total = http
-                        .total_timeout
-                        .unwrap_or(std::time::Duration::from_secs(120));
-                    crate::fetch::lowport::get_any_port(&target, &headers, total, http.limit)
-                        .and_then(|r| match r.status {
-                            200 | 204 => Ok(Some(r.body)),
-                            404 => Ok(None),
-                            s => Err(format!("GET {target}: status {s}")),
-                        })
+                    crate::fetch::lowport::get_metadata(&http, &target, false)
                 } else {
                     crate::fetch::metadata::get_optional(&http, &endpoint, &u, &[], &[])
                 };

@@ -19,20 +19,9 @@ impl Platform for Scaleway {
 
     fn fetch(&self, cx: &Context) -> Result<UserData, String> {
         let url = cx.url(USER_DATA);
-        let http = &cx.fetcher.http;
-        let headers = [
-            ("User-Agent".to_string(), http.user_agent.clone()),
-            ("Accept".to_string(), crate::fetch::http::ACCEPT.to_string()),
-            ("Accept-Encoding".to_string(), "identity".to_string()),
-        ];
-        let total = http
-            .total_timeout
-            .unwrap_or(std::time::Duration::from_secs(120));
-        let r = crate::fetch::lowport::get(&url, &headers, total, http.limit)?;
-        match r.status {
-            200 | 204 => Ok(UserData::new(r.body, url)),
-            404 => Ok(UserData::none(url)),
-            s => Err(format!("GET {url}: status {s}")),
+        match crate::fetch::lowport::get_metadata(&cx.fetcher.http, &url, true)? {
+            Some(body) => Ok(UserData::new(body, url)),
+            None => Ok(UserData::none(url)),
         }
     }
 }

@@ -1,30 +1,32 @@
-//! Whether a `data:` URL decodes, with the verdict and message of the decoder upstream uses
-//! (an RFC 2397 grammar: media type, parameters, `;base64`, then the data, percent-escaped
-//! or standard base64). The first problem in reading order is the one reported.
+//! The grammar of the decoder upstream uses for `data:` URLs (RFC 2397: media type,
+//! parameters, `;base64`, then the data, percent-escaped or standard base64), with its
+//! verdicts and messages. The first problem in reading order is the one reported. The
+//! header is read byte by byte: everything it may hold is ASCII, and the first byte beyond
+//! ASCII is refused with the message its character would get.
 
 /// Token characters of media types and parameter names (RFC 2045).
-fn is_token(c: char) -> bool {
+fn is_token(c: u8) -> bool {
     // A match, not a search in a string of specials: this runs on every character of
     // every data URL of a config.
     c.is_ascii()
         && !c.is_ascii_control()
         && !matches!(
             c,
-            ' ' | '('
-                | ')'
-                | '<'
-                | '>'
-                | '@'
-                | ','
-                | ';'
-                | ':'
-                | '\\'
-                | '"'
-                | '/'
-                | '['
-                | ']'
-                | '?'
-                | '='
+            b' ' | b'('
+                | b')'
+                | b'<'
+                | b'>'
+                | b'@'
+                | b','
+                | b';'
+                | b':'
+                | b'\\'
+                | b'"'
+                | b'/'
+                | b'['
+                | b']'
+                | b'?'
+                | b'='
         )
 }
 
@@ -193,148 +195,139 @@ fn base64(s: &str) -> Result<(), String> {
     }
 }
 
-/// Checks `url` (the whole URL, scheme included) as upstream's data URL decoder does.
-pub fn check(url: &str) -> Result<(), String> {
-    let Some(rest) = url.strip_prefix("data:") else {
-        return Err("missing data prefix".into());
-    };
-    // The two headers Butane writes, read as the grammar below would, without going through
-    // the URL character by character.
-    if let Some(data) = rest.strip_prefix(";base64,") {
-        return check_data(data, true);
-    }
-    if let Some(data) = rest.strip_prefix(',') {
-        return check_data(data, false);
-    }
-    let s: Vec<char> = rest.chars().collect();
-    let mut i = 0;
+/// The media type at the start of `s` (what follows `data:`): empty, or type `/` subtype.
+/// Returns where it ends (at the `;` or `,` after it).
+pub(super) fn media_type(s: &[u8]) -> Result<usize, String> {
     let err = |m: &str| Err(m.to_string());
-    // Media type: empty, or type "/" subtype.
-    match s.first() {
+    let c = match s.first() {
         None => return err("missing comma before data"),
-        Some(';' | ',') => {}
-        Some(&c) if is_token(c) => {
-            let start = i;
-            let x = c == 'x' || c == 'X';
-            let x_token = x && s.get(1) == Some(&'-');
-            // After an `x` the decoder consumes the next character unchecked, dash or not.
-            i += if x { 2.min(s.len()) } else { 1 };
-            loop {
-                match s.get(i) {
-                    Some('/') => break,
-                    None => return err("missing media type slash"),
-                    Some(&c) if is_token(c) => i += 1,
-                    Some(_) => return err("invalid character for media type"),
-                }
-            }
-            if !x_token {
-                let ty: String = s[start..i].iter().collect();
-                let known = [
-                    "text",
-                    "image",
-                    "audio",
-                    "video",
-                    "application",
-                    "message",
-                    "multipart",
-                ];
-                if !known.iter().any(|k| ty.starts_with(k)) {
-                    return err("invalid media type");
-                }
-            }
-            i += 1;
-            loop {
-                match s.get(i) {
-                    Some(';' | ',') => break,
-                    None => return err("incomplete media type"),
-                    Some(&c) if is_token(c) => i += 1,
-                    Some(_) => return err("invalid character for media subtype"),
-                }
-            }
-        }
+        Some(b';' | b',') => return Ok(0),
+        Some(&c) if is_token(c) => c,
         Some(_) => return err("invalid character after data prefix"),
-    }
-    // Parameters, each `;attr=value`, or `;base64` right before the comma.
-    let mut base64_data = false;
-    while s.get(i) == Some(&';') {
-        i += 1;
+    };
+    let x = c == b'x' || c == b'X';
+    let x_token = x && s.get(1) == Some(&b'-');
+    // After an `x` the decoder consumes the next character unchecked, dash or not (a
+    // whole character: it reads them, not bytes).
+    let mut i = if x {
+        1 + s.get(1).map_or(0, |&b| utf8_len(b))
+    } else {
+        1
+    };
+    loop {
         match s.get(i) {
-            None | Some('=' | ',') => return err("unterminated parameter sequence"),
-            Some(&c) if is_token(c) => {}
+            Some(b'/') => break,
+            None => return err("missing media type slash"),
+            Some(&c) if is_token(c) => i += 1,
+            Some(_) => return err("invalid character for media type"),
+        }
+    }
+    const KNOWN: [&[u8]; 7] = [
+        b"text",
+        b"image",
+        b"audio",
+        b"video",
+        b"application",
+        b"message",
+        b"multipart",
+    ];
+    if !x_token && !KNOWN.iter().any(|k| s[..i].starts_with(k)) {
+        return err("invalid media type");
+    }
+    i += 1;
+    loop {
+        match s.get(i) {
+            Some(b';' | b',') => return Ok(i),
+            None => return err("incomplete media type"),
+            Some(&c) if is_token(c) => i += 1,
+            Some(_) => return err("invalid character for media subtype"),
+        }
+    }
+}
+
+/// The length of the UTF-8 character that byte `b` starts (1 for any other byte).
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xf0.. => 4,
+        0xe0.. => 3,
+        0xc0.. => 2,
+        _ => 1,
+    }
+}
+
+/// One parameter, `attr=value` from offset `i` (after its `;`), or `base64` right before
+/// the comma. Returns where it ends (at the `;` or `,` after it), and whether it was
+/// `base64`.
+pub(super) fn parameter(s: &[u8], mut i: usize) -> Result<(usize, bool), String> {
+    let err = |m: &str| Err(m.to_string());
+    match s.get(i) {
+        None | Some(b'=' | b',') => return err("unterminated parameter sequence"),
+        Some(&c) if is_token(c) => {}
+        Some(_) => return err("invalid character for parameter attribute"),
+    }
+    let start = i;
+    loop {
+        match s.get(i) {
+            Some(b'=') => break,
+            Some(b',') if &s[start..i] == b"base64" => return Ok((i, true)),
+            Some(b',') => {
+                let attr = String::from_utf8_lossy(&s[start..i]);
+                return Err(format!("expected base64, got {attr}"));
+            }
+            None => return err("unterminated parameter sequence"),
+            Some(&c) if is_token(c) => i += 1,
             Some(_) => return err("invalid character for parameter attribute"),
         }
-        let start = i;
-        loop {
-            match s.get(i) {
-                Some('=') => break,
-                Some(',') => {
-                    let attr: String = s[start..i].iter().collect();
-                    if attr != "base64" {
-                        return Err(format!("expected base64, got {attr}"));
-                    }
-                    base64_data = true;
-                    break;
-                }
-                None => return err("unterminated parameter sequence"),
-                Some(&c) if is_token(c) => i += 1,
-                Some(_) => return err("invalid character for parameter attribute"),
-            }
-        }
-        if base64_data {
-            break;
-        }
-        i += 1; // '='
-        match s.get(i) {
-            Some('"') => {
-                i += 1;
-                let start = i;
-                loop {
-                    match s.get(i) {
-                        None => return err("unclosed quoted string"),
-                        Some('\\') => match s.get(i + 1) {
-                            None => return err("unexpected eof"),
-                            Some(c) if c.is_ascii() => i += 2,
-                            Some(_) => return err("invalid escaped character"),
-                        },
-                        Some('"') => break,
-                        Some(c) if c.is_ascii() => i += 1,
-                        Some(_) => return err("invalid character for parameter value"),
-                    }
-                }
-                let value: String = s[start..i].iter().collect();
-                unquote(&value)?;
-                i += 1;
-            }
-            None => return err("missing comma before data"),
-            Some(&c) if is_token(c) => {
-                let start = i;
-                loop {
-                    match s.get(i) {
-                        Some(';' | ',') => break,
-                        None => return err("missing comma before data"),
-                        Some(&c) if is_token(c) => i += 1,
-                        Some(_) => return err("invalid character for parameter value"),
-                    }
-                }
-                let value: String = s[start..i].iter().collect();
-                unescape(&value)?;
-            }
-            Some(_) => return err("invalid character for parameter value"),
-        }
-        match s.get(i) {
-            Some(';' | ',') => {}
-            None => return err("missing comma before data"),
-            Some(_) => return err("expected semicolon or comma"),
-        }
     }
+    let i = value(s, i + 1)?;
     match s.get(i) {
-        Some(',') => i += 1,
-        None => return err("missing comma before data"),
-        Some(_) => return err("expected semicolon or comma"),
+        Some(b';' | b',') => Ok((i, false)),
+        None => err("missing comma before data"),
+        Some(_) => err("expected semicolon or comma"),
     }
-    // The data as a slice of the URL (it is most of a large file's URL).
-    let data = &rest[s[..i].iter().map(|c| c.len_utf8()).sum::<usize>()..];
-    check_data(data, base64_data)
+}
+
+/// A parameter's value from offset `i`, quoted or a token; returns where it ends.
+fn value(s: &[u8], mut i: usize) -> Result<usize, String> {
+    let err = |m: &str| Err(m.to_string());
+    // (What is read is ASCII: a byte beyond it ends the value with an error.)
+    let text = |from: usize, to: usize| std::str::from_utf8(&s[from..to]).unwrap_or_default();
+    match s.get(i) {
+        Some(b'"') => {
+            i += 1;
+            let start = i;
+            loop {
+                match s.get(i) {
+                    None => return err("unclosed quoted string"),
+                    Some(b'\\') => match s.get(i + 1) {
+                        None => return err("unexpected eof"),
+                        Some(c) if c.is_ascii() => i += 2,
+                        Some(_) => return err("invalid escaped character"),
+                    },
+                    Some(b'"') => break,
+                    Some(c) if c.is_ascii() => i += 1,
+                    Some(_) => return err("invalid character for parameter value"),
+                }
+            }
+            unquote(text(start, i))?;
+            Ok(i + 1)
+        }
+        None => err("missing comma before data"),
+        Some(&c) if is_token(c) => {
+            let start = i;
+            loop {
+                match s.get(i) {
+                    Some(b';' | b',') => break,
+                    None => return err("missing comma before data"),
+                    Some(&c) if is_token(c) => i += 1,
+                    Some(_) => return err("invalid character for parameter value"),
+                }
+            }
+            unescape(text(start, i))?;
+            Ok(i)
+        }
+        Some(_) => err("invalid character for parameter value"),
+    }
 }
 
 /// [`is_url_char`] as a table: the data check reads every inline file of a config.
@@ -353,7 +346,7 @@ const fn url_chars() -> [bool; 256] {
 static URL_CHARS: [bool; 256] = url_chars();
 
 /// Checks the data part of a URL, base64 or percent-escaped.
-fn check_data(data: &str, base64_data: bool) -> Result<(), String> {
+pub(super) fn check_data(data: &str, base64_data: bool) -> Result<(), String> {
     let err = |m: &str| Err(m.to_string());
     if base64_data && plain_base64(data.as_bytes()) {
         return Ok(());
@@ -378,7 +371,7 @@ fn check_data(data: &str, base64_data: bool) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use super::super::check;
 
     /// The quick test of encoder-written base64 never accepts what the decoder refuses,
     /// and accepts the usual shapes.
