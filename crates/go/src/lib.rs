@@ -4,6 +4,8 @@
 //! both are read into and a serde deserializer over it, diagnostics located in it, Go's
 //! quoting.
 
+#![warn(unreachable_pub)]
+
 pub mod bytes;
 pub mod de;
 pub mod diag;

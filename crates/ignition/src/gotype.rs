@@ -231,7 +231,7 @@ fn leaf(key: &str) -> &'static str {
 
 /// Whether the value at `path` is a Go struct that upstream's validator walks (a struct held
 /// by value: 3.2.0 holds `clevis` and `custom` by pointer, and a null pointer is not walked).
-pub fn is_walked_struct(path: &JsonPath, version: Version) -> bool {
+pub(crate) fn is_walked_struct(path: &JsonPath, version: Version) -> bool {
     if version == Version::V3_2
         && let Some(Seg::Key(k)) = path.segs().last()
         && (k == "clevis" || k == "custom")
@@ -269,7 +269,7 @@ pub fn is_walked_struct(path: &JsonPath, version: Version) -> bool {
 /// the generated Go structs declare their fields alphabetically (the JSON names compared
 /// without case, for every field that holds a struct), except that files, directories and
 /// links embed the fields they share (`group`, `overwrite`, `path`, `user`) first.
-pub fn walk_position(path: &JsonPath, version: Version) -> Vec<(u8, usize, String)> {
+pub(crate) fn walk_position(path: &JsonPath, version: Version) -> Vec<(u8, usize, String)> {
     let mut key = Vec::with_capacity(path.segs().len());
     let mut ty = Some("Config".to_string());
     for seg in path.segs() {
@@ -311,7 +311,11 @@ use super::MAX_QUOTED_NUMBER;
 
 /// Go's message for decoding `found` into the value at `path` (`version` `None` for the
 /// version stub), or `None` when the path is not one the model has.
-pub fn type_error(path: &JsonPath, found: &Value, version: Option<Version>) -> Option<String> {
+pub(crate) fn type_error(
+    path: &JsonPath,
+    found: &Value,
+    version: Option<Version>,
+) -> Option<String> {
     let ty = type_at(path, version)?;
     let what = match found {
         // Only a number that does not fit a number field is quoted.

@@ -2,6 +2,8 @@
 //! parsing with positions, merge, the upgrade chain, and validation with upstream's
 //! messages.
 
+#![warn(unreachable_pub)]
+
 pub use flint_go::de::MAX_QUOTED_NUMBER;
 
 pub mod dataurl;

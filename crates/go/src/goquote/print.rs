@@ -3,7 +3,7 @@
 //! with), as ranges. Made by `scripts/probe-go-isprint.py`, which asks the reference
 //! validator to quote every code point and sees which it leaves as they are.
 
-pub const PRINT: &[(u32, u32)] = &[
+pub(super) const PRINT: &[(u32, u32)] = &[
     (0xa1, 0xac),
     (0xae, 0x377),
     (0x37a, 0x37f),

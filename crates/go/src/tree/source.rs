@@ -135,7 +135,7 @@ fn other_break(rest: &[u8]) -> Option<usize> {
 
 /// Where go-yaml's lines start, or `None` when that is after each `\n` only (a CRLF is one
 /// break to both).
-pub fn yaml_line_starts(bytes: &[u8]) -> Option<Vec<u32>> {
+pub(super) fn yaml_line_starts(bytes: &[u8]) -> Option<Vec<u32>> {
     if !bytes.iter().any(|&b| matches!(b, b'\r' | 0xC2 | 0xE2)) {
         return None;
     }

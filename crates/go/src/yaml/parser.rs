@@ -8,7 +8,7 @@
 use super::scanner::{Error, Kind, Mark, Scanner, Style};
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum EventKind {
+pub(super) enum EventKind {
     StreamStart,
     StreamEnd,
     DocumentStart,
@@ -34,7 +34,7 @@ pub enum EventKind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event {
+pub(super) struct Event {
     pub kind: EventKind,
     pub start: Mark,
     pub end: Mark,
@@ -127,7 +127,7 @@ struct Properties {
     end: Mark,
 }
 
-pub struct Parser<'a> {
+pub(super) struct Parser<'a> {
     scanner: Scanner<'a>,
     state: State,
     states: Vec<State>,
@@ -148,7 +148,7 @@ fn parse_error(context: Option<Mark>, problem: &str, at: Mark) -> Error {
 }
 
 impl<'a> Parser<'a> {
-    pub fn new(text: &'a str) -> Parser<'a> {
+    pub(super) fn new(text: &'a str) -> Parser<'a> {
         Parser {
             scanner: Scanner::new(text),
             state: State::StreamStart,
@@ -185,7 +185,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The next event; `None` after the end of the stream.
-    pub fn next(&mut self) -> Result<Option<Event>, Error> {
+    pub(super) fn next(&mut self) -> Result<Option<Event>, Error> {
         let ev = match self.state {
             State::End => return Ok(None),
             State::StreamStart => {

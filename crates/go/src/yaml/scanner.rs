@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 /// A place in the input: byte offset, characters read, 0-based line and column (in
 /// characters).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Mark {
+pub(super) struct Mark {
     pub pos: usize,
     pub index: usize,
     pub line: usize,
@@ -25,7 +25,7 @@ pub struct Mark {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(super) enum Style {
     Plain,
     SingleQuoted,
     DoubleQuoted,
@@ -34,7 +34,7 @@ pub enum Style {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(super) enum Kind {
     StreamStart,
     StreamEnd,
     VersionDirective(u32, u32),
@@ -60,7 +60,7 @@ pub enum Kind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Token {
+pub(super) struct Token {
     pub kind: Kind,
     pub start: Mark,
     pub end: Mark,
@@ -69,7 +69,7 @@ pub struct Token {
 /// Where a problem was found, with go-yaml's words. The line go-yaml names is derived from
 /// the marks (see `Error::line`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Error {
+pub(super) struct Error {
     pub problem: String,
     pub problem_mark: Mark,
     pub context_mark: Option<Mark>,
@@ -93,7 +93,7 @@ impl Error {
     /// The line go-yaml prints (`line N:`), or 0 when it prints none: the context's line
     /// if it is not the first, else the problem's, counted from 0 for parser errors and
     /// from 1 for scanner errors.
-    pub fn line(&self) -> usize {
+    pub(super) fn line(&self) -> usize {
         if self.reader {
             return 0;
         }
@@ -114,7 +114,7 @@ struct SimpleKey {
     mark: Mark,
 }
 
-pub struct Scanner<'a> {
+pub(super) struct Scanner<'a> {
     text: &'a str,
     b: &'a [u8],
     mark: Mark,
@@ -192,7 +192,7 @@ fn plain_ascii(b: &[u8]) -> usize {
 }
 
 /// Characters go-yaml's reader refuses (outside the printable set, tab and line breaks).
-pub fn control(c: char) -> bool {
+pub(super) fn control(c: char) -> bool {
     let v = c as u32;
     !(v == 0x09
         || v == 0x0A
@@ -205,7 +205,7 @@ pub fn control(c: char) -> bool {
 }
 
 impl<'a> Scanner<'a> {
-    pub fn new(text: &'a str) -> Scanner<'a> {
+    pub(super) fn new(text: &'a str) -> Scanner<'a> {
         // Empty input reads as a single line break, as go-yaml makes it.
         let text = if text.is_empty() { "\n" } else { text };
         // Printable ASCII, tab and line breaks are most of any config: skip them bytewise
@@ -504,7 +504,7 @@ impl<'a> Scanner<'a> {
     // ---- the token queue
 
     /// The next token, leaving it in the queue.
-    pub fn peek(&mut self) -> Result<&Token, Error> {
+    pub(super) fn peek(&mut self) -> Result<&Token, Error> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
@@ -516,7 +516,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Takes the next token (after `peek`).
-    pub fn skip_token(&mut self) -> Token {
+    pub(super) fn skip_token(&mut self) -> Token {
         let t = self.tokens.pop_front().expect("a token was peeked");
         self.tokens_parsed += 1;
         if matches!(t.kind, Kind::StreamEnd) {

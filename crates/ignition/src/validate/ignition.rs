@@ -5,7 +5,7 @@ use crate::types::Ignition;
 use crate::version::Version;
 use flint_go::tree::JsonPath;
 
-pub fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
+pub(super) fn check(c: &mut Checker, ig: &Ignition, path: &JsonPath) {
     let merge = path.key("config").key("merge");
     // Spec 3.0 checked a merged config's URL only when given, and a certificate
     // authority's (a plain string then) always, at the source.

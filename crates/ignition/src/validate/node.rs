@@ -45,7 +45,7 @@ fn check_mode(c: &mut Checker, mode: Option<i64>, path: &JsonPath) {
     }
 }
 
-pub fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
+pub(super) fn check_nodes(c: &mut Checker, cfg: &Config, storage: &JsonPath) {
     let s = &cfg.storage;
     let (files, dirs, links) = (
         storage.key("files"),

@@ -5,7 +5,7 @@ use crate::types::{KernelArguments, Passwd};
 use flint_go::tree::JsonPath;
 use std::collections::HashSet;
 
-pub fn check(c: &mut Checker, p: &Passwd, path: &JsonPath) {
+pub(super) fn check(c: &mut Checker, p: &Passwd, path: &JsonPath) {
     let users = path.key("users");
     for (i, u) in p.users.iter().enumerate() {
         let up = users.index(i);
@@ -19,7 +19,7 @@ pub fn check(c: &mut Checker, p: &Passwd, path: &JsonPath) {
 }
 
 /// An argument may appear once across both lists.
-pub fn check_kernel_arguments(c: &mut Checker, k: &KernelArguments, path: &JsonPath) {
+pub(super) fn check_kernel_arguments(c: &mut Checker, k: &KernelArguments, path: &JsonPath) {
     let mut seen = HashSet::new();
     for (key, list) in [
         ("shouldExist", &k.should_exist),

@@ -7,7 +7,7 @@ use crate::version::Version;
 use flint_go::tree::JsonPath;
 use std::collections::{HashMap, HashSet};
 
-pub fn check(c: &mut Checker, s: &Storage, path: &JsonPath) {
+pub(super) fn check(c: &mut Checker, s: &Storage, path: &JsonPath) {
     let disks = path.key("disks");
     for (i, d) in s.disks.iter().enumerate() {
         check_disk(c, d, &disks.index(i));
@@ -200,7 +200,7 @@ fn check_partition(c: &mut Checker, p: &Partition, path: &JsonPath) {
 }
 
 /// Label length limits per filesystem format, in bytes.
-pub fn label_limit(format: &str) -> Option<usize> {
+pub(super) fn label_limit(format: &str) -> Option<usize> {
     match format {
         "ext4" => Some(16),
         "btrfs" => Some(256),
@@ -211,7 +211,7 @@ pub fn label_limit(format: &str) -> Option<usize> {
     }
 }
 
-pub fn format_known(format: &str, version: Version) -> bool {
+pub(super) fn format_known(format: &str, version: Version) -> bool {
     match format {
         "ext4" | "btrfs" | "xfs" | "swap" | "vfat" => true,
         "none" => version >= Version::V3_3,

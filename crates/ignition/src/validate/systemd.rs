@@ -33,7 +33,7 @@ fn options(contents: &Option<String>) -> Option<Vec<unit::UnitOption>> {
         .and_then(|s| unit::parse(s).ok())
 }
 
-pub fn check(c: &mut Checker, s: &Systemd, path: &JsonPath) {
+pub(super) fn check(c: &mut Checker, s: &Systemd, path: &JsonPath) {
     let units = path.key("units");
     // The section's own rule first (templates), then each unit, as upstream walks them.
     // An enabled instance of a template that has no [Install] enables nothing.

@@ -28,7 +28,7 @@ mod before {
     use serde_json::ser::{CharEscape, Formatter, PrettyFormatter};
     use std::io::{self, Write};
 
-    pub fn to_vec<T: Serialize + ?Sized>(value: &T, pretty: bool) -> Vec<u8> {
+    pub(super) fn to_vec<T: Serialize + ?Sized>(value: &T, pretty: bool) -> Vec<u8> {
         let mut out = Vec::new();
         if pretty {
             let fmt = Go(PrettyFormatter::with_indent(b"  "));
