@@ -75,8 +75,9 @@ impl Stage for FetchOffline {
 
 /// The stage's outcome once the config is acquired: how it was found, and a line saying
 /// where it came from (`how` follows the origin) and what was fetched.
-fn acquired(cx: &mut Context, acq: Acquired, how: &str) -> Outcome {
-    let mut notes = acq.notes.clone();
+fn acquired(cx: &mut Context, mut acq: Acquired, how: &str) -> Outcome {
+    // The notes are the stage's to tell; the acquired config keeps the rest.
+    let mut notes = std::mem::take(&mut acq.notes);
     notes.push(format!(
         "config from {}{how} {} resources ({} bytes) fetched and verified",
         acq.origin,

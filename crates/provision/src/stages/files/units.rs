@@ -14,7 +14,7 @@ use std::path::Path;
 /// The preset entries of the config, as upstream orders them: one per unit name and state
 /// (`enabled: true` or `false`), instances of a template sharing the entry of their template
 /// (`c@.service x y`), sorted by `NAME-enabled` / `NAME-disabled`.
-pub(crate) fn presets(cfg: &Config) -> Vec<(String, bool)> {
+fn presets(cfg: &Config) -> Vec<(String, bool)> {
     let mut entries: Vec<(String, String, bool, Vec<String>)> = Vec::new();
     for u in &cfg.systemd.units {
         let Some(enabled) = u.enabled else { continue };
@@ -54,7 +54,7 @@ pub(super) const PRESET_PATH: &str = "/etc/systemd/system-preset/20-ignition.pre
 /// Whether systemd in the root counts `unit` as enabled (`systemctl --root R is-enabled`,
 /// whose success also covers static and alias units, as upstream asks it). Without
 /// systemctl: whether a `.wants`/`.requires` link of that name exists.
-pub(crate) fn unit_enabled(root: &Path, unit: &str) -> bool {
+fn unit_enabled(root: &Path, unit: &str) -> bool {
     match std::process::Command::new("systemctl")
         .arg("--root")
         .arg(root)
@@ -75,7 +75,7 @@ pub(crate) fn unit_enabled(root: &Path, unit: &str) -> bool {
 /// is enabled only by links already in place. A unit the config masks is masked by then
 /// (`is-enabled` says so, which is not enabled).
 /// `unit` is the preset line's (see [`unit_of_line`]); systemd answers for the template.
-pub(crate) fn counts_enabled(cfg: &Config, root: &Root, unit: &str, mode: Mode) -> bool {
+fn counts_enabled(cfg: &Config, root: &Root, unit: &str, mode: Mode) -> bool {
     let name = unit_of_line(unit);
     let own = (cfg.systemd.units.iter().rev()).find(|u| u.name == name);
     if own.is_some_and(|u| u.mask == Some(true)) {
@@ -103,13 +103,13 @@ pub(crate) fn counts_enabled(cfg: &Config, root: &Root, unit: &str, mode: Mode) 
 
 /// The unit a preset line's unit part names: a template's instances follow its name
 /// (`c@.service x y`; `c@.service ` for the template itself).
-pub(crate) fn unit_of_line(unit: &str) -> &str {
+fn unit_of_line(unit: &str) -> &str {
     unit.split(' ').next().unwrap_or(unit)
 }
 
 /// Whether `host` is a link whose target reads `/dev/null`, letter for letter, as upstream
 /// compares it (`/dev//null` is not: an unmask leaves it).
-pub(crate) fn links_to_dev_null(host: &Path) -> bool {
+fn links_to_dev_null(host: &Path) -> bool {
     std::fs::read_link(host).is_ok_and(|t| t.as_os_str() == "/dev/null")
 }
 
