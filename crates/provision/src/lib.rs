@@ -16,4 +16,5 @@ pub mod root;
 pub mod run;
 pub mod stage;
 pub mod stages;
+pub mod state;
 pub mod write;

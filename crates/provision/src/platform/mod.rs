@@ -58,6 +58,9 @@ pub struct UserData {
     pub origin: String,
     /// Files the platform wants written by the files stage (Hyper-V's KVP pools).
     pub files: Vec<File>,
+    /// Which of upstream's providers answered: `cmdline`, `system`, or the platform's
+    /// name (upstream's state file records it).
+    pub provider: &'static str,
 }
 
 impl UserData {
@@ -66,6 +69,7 @@ impl UserData {
             bytes,
             origin: origin.into(),
             files: Vec::new(),
+            provider: "",
         }
     }
 
@@ -352,14 +356,22 @@ pub fn source_needs_network(platform: &dyn Platform, places: &Places) -> bool {
 /// labelled device), then `user.ign` in the system config directories, then the platform.
 pub fn acquire(platform: &dyn Platform, cx: &Context) -> Result<UserData, String> {
     if let Some(u) = cmdline::fetch(cx)? {
-        return Ok(u);
+        return Ok(UserData {
+            provider: "cmdline",
+            ..u
+        });
     }
     if let Some((path, bytes)) = cx.places.system.user_config()? {
-        return Ok(UserData::new(bytes, path.display().to_string()));
+        return Ok(UserData {
+            provider: "system",
+            ..UserData::new(bytes, path.display().to_string())
+        });
     }
-    platform
-        .fetch(cx)
-        .map_err(|e| format!("platform {}: {e}", platform.name()))
+    let u = (platform.fetch(cx)).map_err(|e| format!("platform {}: {e}", platform.name()))?;
+    Ok(UserData {
+        provider: platform.name(),
+        ..u
+    })
 }
 
 #[cfg(test)]
