@@ -701,3 +701,40 @@ fn cache_and_state_match_the_reference() {
         assert_eq!(got[0], got[1], "{config}");
     }
 }
+
+/// The storage stages as separate runs on a real disk: the mount stage's new mount points
+/// go through the state file to the files stage, and umount takes the filesystem down.
+#[test]
+fn storage_stages_carry_their_state_between_runs() {
+    use crate::support::devices::{Loop, Mounted, mounts_of};
+    let dir = TempDir::new("ignition-storage");
+    let ign = setup(&dir).join("ignition");
+    let disk = Loop::new(&dir, "disk", 64);
+    let config = format!(
+        r#"{{"ignition":{{"version":"3.4.0"}},"storage":{{"filesystems":[{{"device":"{}","format":"ext4","path":"/srv/data","wipeFilesystem":true}}],"files":[{{"path":"/srv/data/hello","contents":{{"source":"data:,on%20disk"}}}}]}}}}"#,
+        disk.path()
+    );
+    std::fs::write(dir.join("config.ign"), config).unwrap();
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let env = [("FLINT_DEVICE_TIMEOUT", "5")];
+    for st in ["fetch-offline", "disks", "mount"] {
+        let o = stage(&dir, &ign, st, &[], &env);
+        assert_eq!(o.status.code(), Some(0), "{st}: {}", text(&o));
+    }
+    let state = std::fs::read_to_string(dir.join("run/ignition/state")).unwrap();
+    assert!(
+        state.contains(r#""notatedDirectories":["/srv","/srv/data"]"#),
+        "{state}"
+    );
+    let files = stage(&dir, &ign, "files", &[], &env);
+    let umount = stage(&dir, &ign, "umount", &[], &env);
+    assert_eq!(files.status.code(), Some(0), "{}", text(&files));
+    assert_eq!(umount.status.code(), Some(0), "{}", text(&umount));
+    assert_eq!(mounts_of(disk.path()), Vec::<String>::new());
+    assert!(!dir.join("root/srv/data/hello").exists());
+    let m = Mounted::new(disk.path(), &dir.join("check"), "ro");
+    assert_eq!(
+        std::fs::read_to_string(m.0.join("hello")).unwrap(),
+        "on disk"
+    );
+}
