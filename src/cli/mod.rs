@@ -5,6 +5,7 @@ pub mod butane_flags;
 pub mod completions;
 mod gofmt;
 pub mod heap;
+pub mod ignition;
 pub mod ignition_validate;
 pub mod migrate;
 pub mod provision;

@@ -62,7 +62,7 @@ pub struct ProvisionArgs {
 /// The provisioner's threads (fetch workers) are few and short-lived: one malloc arena for
 /// all of them keeps the peak memory of a large config about 10 MiB lower, in an initramfs
 /// where memory is what there is least of.
-fn one_malloc_arena() {
+pub(crate) fn one_malloc_arena() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: a malloc tuning call made before any other thread exists.
     unsafe {
@@ -109,7 +109,7 @@ pub fn run(args: &ProvisionArgs, mode: Mode) -> i32 {
             }
             0
         }
-        Err(RunError::Busy(e)) => {
+        Err(RunError::Busy(e) | RunError::ReadState(e) | RunError::WriteState(e)) => {
             eprintln!("error: {e}");
             1
         }

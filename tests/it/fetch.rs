@@ -33,6 +33,8 @@ fn options(dir: &Path, config: &str, settings: Settings) -> Options {
         kargs_file: None,
         kargs_reboot_flag: None,
         neednet: dir.join("neednet"),
+        state_file: None,
+        live: false,
         fetch: settings,
         fetch_timeout: Duration::from_secs(120),
     }

@@ -7,6 +7,7 @@ mod support;
 
 mod cli_butane;
 mod cli_completions;
+mod cli_ignition;
 mod cli_validate;
 mod closed_output;
 mod conformance_butane;

@@ -61,6 +61,8 @@ fn options(dir: &Path, source: Source, settings: Settings) -> Options {
         kargs_file: None,
         kargs_reboot_flag: None,
         neednet: dir.join("neednet"),
+        state_file: None,
+        live: false,
         fetch: settings,
         fetch_timeout: Duration::from_secs(10),
     }

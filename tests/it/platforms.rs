@@ -55,6 +55,8 @@ fn options(dir: &Path, platform: &str, endpoint: Option<String>) -> Options {
         kargs_file: None,
         kargs_reboot_flag: None,
         neednet: dir.join("neednet"),
+        state_file: None,
+        live: false,
         fetch: Settings {
             metadata: Endpoint { replace: endpoint },
             ..Settings::default()

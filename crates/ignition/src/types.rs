@@ -14,6 +14,35 @@ pub fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
     *v == T::default()
 }
 
+thread_local! {
+    /// Set while [`to_encoding_json`] writes on this thread.
+    static EVERY_STRUCT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// [`is_zero`] for fields that are structs. The tools that print configs (Butane, the
+/// validator) write them with a JSON library that leaves out empty structs; Ignition itself
+/// writes its config cache and state with Go's `encoding/json`, whose `omitempty` never
+/// leaves out a struct, so there they are written empty (`"verification":{}`).
+fn omit_struct<T: Default + PartialEq>(v: &T) -> bool {
+    !EVERY_STRUCT.with(std::cell::Cell::get) && is_zero(v)
+}
+
+/// `value` written compact as Go's `encoding/json` writes it (`json.Marshal`: empty structs
+/// included, no trailing newline), as Ignition writes its config cache and state file.
+pub fn to_encoding_json<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            EVERY_STRUCT.with(|c| c.set(self.0));
+        }
+    }
+    // The writer runs on this thread only; the flag is put back even if it panics.
+    let _reset = Reset(EVERY_STRUCT.with(|c| c.replace(true)));
+    let mut out = flint_go::json::to_vec(value, false);
+    out.pop();
+    out
+}
+
 macro_rules! model {
     ($($(#[$m:meta])* pub struct $name:ident { $($body:tt)* })*) => {
         $(
@@ -29,25 +58,25 @@ model! {
     /// An Ignition config.
     pub struct Config {
         pub ignition: Ignition,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub kernel_arguments: KernelArguments,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub passwd: Passwd,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub storage: Storage,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub systemd: Systemd,
     }
 
     /// Metadata about the config itself.
     pub struct Ignition {
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub config: IgnitionConfig,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub proxy: Proxy,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub security: Security,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub timeouts: Timeouts,
         /// The config's spec version, e.g. `3.4.0`.
         pub version: String,
@@ -57,7 +86,7 @@ model! {
     pub struct IgnitionConfig {
         #[serde(skip_serializing_if = "is_zero")]
         pub merge: Vec<Resource>,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub replace: Resource,
     }
 
@@ -72,7 +101,7 @@ model! {
     }
 
     pub struct Security {
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub tls: Tls,
     }
 
@@ -98,7 +127,7 @@ model! {
         pub http_headers: Vec<HttpHeader>,
         #[serde(skip_serializing_if = "is_zero")]
         pub source: Option<String>,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub verification: Verification,
     }
 
@@ -248,15 +277,15 @@ model! {
 
     pub struct Luks {
         /// IBM Crypto Express (s390x) key protection; spec 3.5.0 and later.
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub cex: Cex,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub clevis: Clevis,
         #[serde(skip_serializing_if = "is_zero")]
         pub device: Option<String>,
         #[serde(skip_serializing_if = "is_zero")]
         pub discard: Option<bool>,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub key_file: Resource,
         #[serde(skip_serializing_if = "is_zero")]
         pub label: Option<String>,
@@ -277,7 +306,7 @@ model! {
     }
 
     pub struct Clevis {
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub custom: ClevisCustom,
         #[serde(skip_serializing_if = "is_zero")]
         pub tang: Vec<Tang>,
@@ -307,28 +336,28 @@ model! {
 
     /// A regular file.
     pub struct File {
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub group: NodeGroup,
         #[serde(skip_serializing_if = "is_zero")]
         pub overwrite: Option<bool>,
         pub path: String,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub user: NodeUser,
         #[serde(skip_serializing_if = "is_zero")]
         pub append: Vec<Resource>,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub contents: Resource,
         #[serde(skip_serializing_if = "is_zero")]
         pub mode: Option<i64>,
     }
 
     pub struct Directory {
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub group: NodeGroup,
         #[serde(skip_serializing_if = "is_zero")]
         pub overwrite: Option<bool>,
         pub path: String,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub user: NodeUser,
         #[serde(skip_serializing_if = "is_zero")]
         pub mode: Option<i64>,
@@ -336,12 +365,12 @@ model! {
 
     /// A symbolic or hard link.
     pub struct Link {
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub group: NodeGroup,
         #[serde(skip_serializing_if = "is_zero")]
         pub overwrite: Option<bool>,
         pub path: String,
-        #[serde(skip_serializing_if = "is_zero")]
+        #[serde(skip_serializing_if = "omit_struct")]
         pub user: NodeUser,
         #[serde(skip_serializing_if = "is_zero")]
         pub hard: Option<bool>,
@@ -421,5 +450,35 @@ impl Clevis {
             || !self.tang.is_empty()
             || self.tpm2 == Some(true)
             || self.threshold.is_some_and(|t| t != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_json_writes_empty_structs_as_go_does() {
+        let mut c = Config::default();
+        c.ignition.version = "3.7.0-experimental".into();
+        // As Ignition v2.26.0 caches `{"ignition":{"version":"3.4.0"}}`.
+        let empty = r#"{"ignition":{"config":{"replace":{"verification":{}}},"proxy":{},"security":{"tls":{}},"timeouts":{},"version":"3.7.0-experimental"},"kernelArguments":{},"passwd":{},"storage":{},"systemd":{}}"#;
+        assert_eq!(String::from_utf8(to_encoding_json(&c)).unwrap(), empty);
+        let f = File {
+            path: "/etc/foo".into(),
+            contents: Resource {
+                source: Some("data:,hello".into()),
+                ..Default::default()
+            },
+            mode: Some(420),
+            ..Default::default()
+        };
+        let want = r#"{"group":{},"path":"/etc/foo","user":{},"contents":{"source":"data:,hello","verification":{}},"mode":420}"#;
+        assert_eq!(String::from_utf8(to_encoding_json(&f)).unwrap(), want);
+        // The tools' own form is untouched.
+        assert_eq!(
+            flint_go::json::to_vec(&c, false),
+            b"{\"ignition\":{\"version\":\"3.7.0-experimental\"}}\n"
+        );
     }
 }

@@ -19,6 +19,8 @@ pub enum Source {
     Auto,
     /// This platform (`--platform NAME`).
     Platform(String),
+    /// A config already read (`ignition-apply`), taken as the user config.
+    Given(Box<Config>),
 }
 
 /// Where platforms look (the kernel command line, fw_cfg, the system config directories,
@@ -141,6 +143,8 @@ pub struct PlatformConfig {
     pub origin: String,
     pub notes: Vec<String>,
     pub files: Vec<flint_ignition::types::File>,
+    /// Which provider answered (`cmdline`, `system`, the platform's name).
+    pub provider: &'static str,
 }
 
 /// The user config from the platform chain (kernel command line, system `user.ign`, the
@@ -182,6 +186,7 @@ pub fn platform_config(
         origin: ud.origin,
         notes,
         files: ud.files,
+        provider: ud.provider,
     })
 }
 
@@ -300,10 +305,14 @@ pub const MAX_CONFIG_BYTES: u64 = 256 << 20;
 /// its size at the peak, so their total is bounded, far below what an initramfs has: a config
 /// that crosses it is refused, named by its path, before it is parsed (and, when fetched,
 /// as soon as its download or decompression goes past what is left).
+///
+/// It also keeps the sources of the referenced configs it was charged for, in the order
+/// they were fetched (depth first), which upstream's state file records.
 #[derive(Debug)]
 pub struct Budget {
     limit: u64,
     left: std::cell::Cell<u64>,
+    referenced: std::cell::RefCell<Vec<String>>,
 }
 
 impl Budget {
@@ -311,7 +320,13 @@ impl Budget {
         Budget {
             limit,
             left: std::cell::Cell::new(limit),
+            referenced: Default::default(),
         }
+    }
+
+    /// The sources of the referenced configs fetched within this budget, in order.
+    pub(crate) fn referenced(&self) -> Vec<String> {
+        self.referenced.borrow().clone()
     }
 
     /// [`MAX_CONFIG_BYTES`], or `FLINT_MAX_CONFIG_BYTES`.
@@ -371,6 +386,7 @@ fn fetch_config(
     })?;
     (budget.charge(bytes.len() as u64))
         .map_err(|e| err(Some(at.clone()), format!("{}: {e}", redact(src))))?;
+    budget.referenced.borrow_mut().push(src.to_string());
     parse_any(bytes, &redact(src), None).map_err(|e| err(Some(at.clone()), e.message))
 }
 

@@ -19,4 +19,5 @@ mod root;
 pub mod run;
 pub mod stage;
 pub mod stages;
+pub mod state;
 mod write;

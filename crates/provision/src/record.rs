@@ -97,6 +97,11 @@ pub(crate) fn write_result(root: &Path, user_config_provided: bool) -> std::io::
         std::fs::create_dir_all(etc)?;
     }
     write_atomic(&path, &flint_go::json::write::to_vec(&record, true), 0o600)?;
+    clear_mark(root)
+}
+
+/// Removes the in-progress mark: the files stage finished.
+pub(crate) fn clear_mark(root: &Path) -> std::io::Result<()> {
     match etc_file(root, IN_PROGRESS).filter(|m| is_mark(m)) {
         Some(mark) => std::fs::remove_file(mark),
         None => Ok(()),

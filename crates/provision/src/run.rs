@@ -24,6 +24,10 @@ pub enum RunError {
     Busy(String),
     /// A stage failed.
     Stage(StageError),
+    /// The state file ([`Options::state_file`]) could not be read (upstream exits 3).
+    ReadState(String),
+    /// The state file could not be written after the stage (upstream exits 1).
+    WriteState(String),
 }
 
 /// What a run that succeeded did.
@@ -48,18 +52,39 @@ pub fn run(
         (opts.state_dir.as_path(), Role::StateDir),
     ];
     let _locks = lock::take(&dirs, mode.applies()).map_err(RunError::Busy)?;
+    let mut cx = Context::new(opts);
+    cx.asked = only;
+    if let Some(file) = &opts.state_file {
+        cx.state = crate::state::State::load(file)
+            .map_err(|e| RunError::ReadState(format!("reading state: {e}")))?;
+    }
+    let summary = run_stages(&mut cx, only, mode, obs)?;
+    // As upstream, the state is kept only after a stage that succeeded, and only by apply.
+    if let Some(file) = opts.state_file.as_ref().filter(|_| mode.applies()) {
+        (cx.state.save(file)).map_err(|e| RunError::WriteState(format!("writing state: {e}")))?;
+    }
+    Ok(summary)
+}
+
+/// The stages of a run, once the locks are held and the state read.
+fn run_stages(
+    cx: &mut Context,
+    only: Option<StageName>,
+    mode: Mode,
+    obs: &mut dyn Observer,
+) -> Result<Summary, RunError> {
+    let opts = cx.options;
     let asked: Vec<&dyn Stage> = match only {
         Some(name) => vec![stages::get(name)],
         None => stages::ORDER.to_vec(),
     };
-    let mut cx = Context::new(opts);
     // The fetch stage comes first, whatever is asked: every other stage works on its config.
     let first = match only {
         Some(StageName::FetchOffline) => StageName::FetchOffline,
         _ => StageName::Fetch,
     };
     let start = Instant::now();
-    match stages::get(first).run(&mut cx, mode) {
+    match stages::get(first).run(cx, mode) {
         Ok(o) => notes(obs, first, &o.notes),
         Err(e) => {
             if first == StageName::Fetch {
@@ -75,13 +100,13 @@ pub fn run(
     }
     let later = || asked.iter().filter(|s| s.name() != StageName::Fetch);
     for s in later() {
-        s.check(&cx).map_err(RunError::Stage)?;
+        s.check(cx).map_err(RunError::Stage)?;
     }
     let mut changes = 0;
     let mut result = Ok(());
     for s in later() {
         let start = Instant::now();
-        let step = s.run(&mut cx, mode);
+        let step = s.run(cx, mode);
         times.push((s.name(), start.elapsed()));
         match step {
             Ok(o) => {
@@ -96,7 +121,7 @@ pub fn run(
         }
     }
     crate::stages::mount::release(&cx.plan_mounts);
-    report_stages(&cx, mode, &asked, &times, result.as_ref().err(), obs);
+    report_stages(cx, mode, &asked, &times, result.as_ref().err(), obs);
     if let Err(e) = result {
         // A run that fails after mounting leaves nothing mounted behind.
         if mode.applies()
@@ -128,7 +153,7 @@ fn notes(obs: &mut dyn Observer, stage: StageName, notes: &[String]) {
 fn report_fetch_failure(opts: &Options, obs: &mut dyn Observer, e: &StageError) {
     use crate::acquire::Source;
     let explicit = match &opts.source {
-        Source::File(_) => return,
+        Source::File(_) | Source::Given(_) => return,
         Source::Platform(n) => Some(n.as_str()),
         Source::Auto => None,
     };

@@ -104,6 +104,15 @@ pub struct Options {
     pub kargs_reboot_flag: Option<PathBuf>,
     /// Created by the fetch-offline stage when the config needs the network.
     pub neednet: PathBuf,
+    /// Upstream's state file: set when flint runs a stage as upstream's `ignition` does
+    /// (one stage a process). The run state is then read from and written to this file
+    /// (`crate::state`), and the config cache (`cache`) is upstream's: the user config
+    /// alone, written by the fetch stages, which always fetch, and read by the others,
+    /// which merge the base configs under it again.
+    pub state_file: Option<PathBuf>,
+    /// The config is applied to a running system (upstream's `ignition-apply`): the files
+    /// stage leaves no result record of a first boot.
+    pub live: bool,
 }
 
 impl Options {
@@ -122,6 +131,8 @@ impl Options {
             kargs_file: None,
             kargs_reboot_flag: None,
             neednet: PathBuf::from("/run/flint/neednet"),
+            state_file: None,
+            live: false,
         }
     }
 }
@@ -186,12 +197,16 @@ pub struct Outcome {
     pub notes: Vec<String>,
 }
 
-/// What the stages of one run share: the options, what the fetch stage acquired, and the
-/// mounts a plan made (released when the run ends, whatever happens).
+/// What the stages of one run share: the options, what the fetch stage acquired, the
+/// mounts a plan made (released when the run ends, whatever happens), the run state
+/// carried between stage runs (upstream's state file, see [`Options::state_file`]), and
+/// the stage the run was asked for (`None`: all of them).
 pub struct Context<'a> {
     pub options: &'a Options,
     pub acquired: Option<Acquired>,
     pub plan_mounts: Vec<PathBuf>,
+    pub state: crate::state::State,
+    pub asked: Option<StageName>,
 }
 
 impl<'a> Context<'a> {
@@ -200,6 +215,8 @@ impl<'a> Context<'a> {
             options,
             acquired: None,
             plan_mounts: Vec::new(),
+            state: Default::default(),
+            asked: None,
         }
     }
 

@@ -58,6 +58,9 @@ pub struct UserData {
     pub origin: String,
     /// Files the platform wants written by the files stage (Hyper-V's KVP pools).
     pub files: Vec<File>,
+    /// Which of upstream's providers answered: `cmdline`, `system`, or the platform's
+    /// name (upstream's state file records it).
+    pub provider: &'static str,
 }
 
 impl UserData {
@@ -66,6 +69,7 @@ impl UserData {
             bytes,
             origin: origin.into(),
             files: Vec::new(),
+            provider: "",
         }
     }
 
@@ -78,6 +82,11 @@ impl UserData {
 /// Which credentials a platform lends to object-storage fetches (s3://, arn:, gs://, Azure
 /// Blob URLs). GCS tokens come from the GCE metadata server on any platform, as upstream.
 pub use crate::fetch::cloud::Credentials;
+
+/// Whether user data is an Ignition config (not empty, not a script or cloud-config).
+pub fn is_config(data: &[u8]) -> bool {
+    userdata::classify(data) == userdata::Kind::Config
+}
 
 /// A platform.
 pub trait Platform: Sync {
@@ -352,14 +361,22 @@ pub fn source_needs_network(platform: &dyn Platform, places: &Places) -> bool {
 /// labelled device), then `user.ign` in the system config directories, then the platform.
 pub fn acquire(platform: &dyn Platform, cx: &Context) -> Result<UserData, String> {
     if let Some(u) = cmdline::fetch(cx)? {
-        return Ok(u);
+        return Ok(UserData {
+            provider: "cmdline",
+            ..u
+        });
     }
     if let Some((path, bytes)) = cx.places.system.user_config()? {
-        return Ok(UserData::new(bytes, path.display().to_string()));
+        return Ok(UserData {
+            provider: "system",
+            ..UserData::new(bytes, path.display().to_string())
+        });
     }
-    platform
-        .fetch(cx)
-        .map_err(|e| format!("platform {}: {e}", platform.name()))
+    let u = (platform.fetch(cx)).map_err(|e| format!("platform {}: {e}", platform.name()))?;
+    Ok(UserData {
+        provider: platform.name(),
+        ..u
+    })
 }
 
 #[cfg(test)]

@@ -100,13 +100,16 @@ impl Stage for Mount {
     fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
         let opts = cx.options;
         let acq = cx.acquired(StageName::Mount)?;
-        let (mounted, notes) = mount_stage(&acq.config, &opts.root, &opts.state_dir, mode)?;
+        let m = mount_stage(&acq.config, &opts.root, mode)?;
         if !mode.applies() {
-            cx.plan_mounts.extend(mounted);
+            cx.plan_mounts.extend(m.done);
+        }
+        if !m.made.is_empty() {
+            note_dirs(cx, m.made)?;
         }
         Ok(Outcome {
             changes: Vec::new(),
-            notes,
+            notes: m.notes,
         })
     }
 }
@@ -179,26 +182,57 @@ pub(super) fn mounted_here(dev: &Path, dir: &Path) -> bool {
 
 /// Where the mount stage lists the mount-point directories it created (inner paths, one a
 /// line), for the files stage: those under a user's home go to the user, as upstream's
-/// mount stage notes them and its files stage hands them over.
+/// mount stage notes them and its files stage hands them over. Run as upstream's `ignition`,
+/// the list is the state file's `notatedDirectories` instead.
 pub(crate) const NOTATED_DIRS: &str = "notated-dirs";
 
 /// The directories the files stage is to hand to users (see [`NOTATED_DIRS`]).
-pub(crate) fn notated_dirs(state_dir: &Path) -> Vec<String> {
-    std::fs::read_to_string(state_dir.join(NOTATED_DIRS))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect()
+pub(crate) fn notated(cx: &Context) -> Vec<String> {
+    match &cx.options.state_file {
+        Some(_) => cx.state.notated_directories.clone().unwrap_or_default(),
+        None => std::fs::read_to_string(cx.options.state_dir.join(NOTATED_DIRS))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect(),
+    }
 }
 
-/// Mounts the targets; returns the directories this call mounted, in order, and notes.
-/// Mount points it creates are listed in `state_dir` ([`NOTATED_DIRS`]).
-pub(crate) fn mount_stage(
-    config: &Config,
-    root: &Path,
-    state_dir: &Path,
-    mode: Mode,
-) -> Result<(Vec<PathBuf>, Vec<String>), StageError> {
+/// Adds `made` to the directories the files stage is to hand over ([`notated`]).
+fn note_dirs(cx: &mut Context, made: Vec<String>) -> Result<(), StageError> {
+    let mut all = notated(cx);
+    all.extend(
+        made.into_iter()
+            .filter(|d| !all.contains(d))
+            .collect::<Vec<_>>(),
+    );
+    if cx.options.state_file.is_some() {
+        cx.state.notated_directories = Some(all);
+        return Ok(());
+    }
+    let state_dir = &cx.options.state_dir;
+    let _ = std::fs::create_dir_all(state_dir);
+    let text: String = all.iter().map(|d| format!("{d}\n")).collect();
+    crate::write::write_atomic(&state_dir.join(NOTATED_DIRS), text.as_bytes(), 0o600).map_err(|e| {
+        fail(
+            StageName::Mount,
+            &flint_go::tree::JsonPath::root(),
+            format!("noting the mount points made: {e}"),
+        )
+    })
+}
+
+/// What [`mount_stage`] did.
+pub(crate) struct Mounted {
+    /// The directories mounted, in order.
+    pub done: Vec<PathBuf>,
+    pub notes: Vec<String>,
+    /// When applying, the mount points created, as paths in the root.
+    pub made: Vec<String>,
+}
+
+/// Mounts the targets.
+pub(crate) fn mount_stage(config: &Config, root: &Path, mode: Mode) -> Result<Mounted, StageError> {
     check_paths(config, root)?;
     let mut done: Vec<PathBuf> = Vec::new();
     let mut notes = Vec::new();
@@ -232,27 +266,11 @@ pub(crate) fn mount_stage(
         }
     }
     notated.retain(|d| root.join(&d[1..]).is_dir());
-    if mode.applies() && !notated.is_empty() {
-        let mut all = notated_dirs(state_dir);
-        all.extend(
-            notated
-                .into_iter()
-                .filter(|d| !all.contains(d))
-                .collect::<Vec<_>>(),
-        );
-        let _ = std::fs::create_dir_all(state_dir);
-        let text: String = all.iter().map(|d| format!("{d}\n")).collect();
-        crate::write::write_atomic(&state_dir.join(NOTATED_DIRS), text.as_bytes(), 0o600).map_err(
-            |e| {
-                fail(
-                    StageName::Mount,
-                    &flint_go::tree::JsonPath::root(),
-                    format!("noting the mount points made: {e}"),
-                )
-            },
-        )?;
-    }
-    Ok((done, notes))
+    Ok(Mounted {
+        done,
+        notes,
+        made: notated,
+    })
 }
 
 fn mount_one(t: &Target, mode: Mode) -> Result<Option<String>, StageError> {

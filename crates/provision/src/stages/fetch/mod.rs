@@ -3,6 +3,7 @@
 //! it is in hand. `fetch-offline` is the same stage with the network refused.
 
 mod cache;
+mod upstream;
 
 pub use cache::CacheMeta;
 
@@ -24,7 +25,8 @@ impl Stage for Fetch {
     }
 
     fn run(&self, cx: &mut Context, _: Mode) -> Result<Outcome, StageError> {
-        let acq = fetch_stage(cx.options)?;
+        let opts = cx.options;
+        let acq = acquire_in(cx, opts)?;
         Ok(acquired(cx, acq, ","))
     }
 }
@@ -44,7 +46,7 @@ impl Stage for FetchOffline {
         let mut opts = cx.options.clone();
         let flag = Arc::new(AtomicBool::new(false));
         opts.fetch.offline = Some(flag.clone());
-        let r = fetch_stage(&opts);
+        let r = acquire_in(cx, &opts);
         let fail = |message: String| StageError::new(StageName::FetchOffline, None, message);
         if flag.load(Ordering::Relaxed) {
             let why = r.err().map(|e| e.to_string()).unwrap_or_default();
@@ -70,6 +72,24 @@ impl Stage for FetchOffline {
             ..e
         })?;
         Ok(acquired(cx, acq, " needs no network:"))
+    }
+}
+
+/// The config of a stage run with `opts`: upstream's way when the run keeps upstream's state
+/// file (the fetch stages fetch, the others read the cache), else flint's ([`fetch_stage`]).
+fn acquire_in(cx: &mut Context, opts: &Options) -> Result<Acquired, StageError> {
+    if opts.state_file.is_none() {
+        return fetch_stage(opts);
+    }
+    match (&opts.cache, cx.asked) {
+        (Some(cache), Some(asked))
+            if !matches!(asked, StageName::Fetch | StageName::FetchOffline) =>
+        {
+            // Reading the cache is part of the asked-for stage, and fails as that stage.
+            upstream::from_cache(opts, &mut cx.state, cache)
+                .map_err(|e| StageError { stage: asked, ..e })
+        }
+        _ => upstream::fetch(opts, &mut cx.state),
     }
 }
 
@@ -105,6 +125,8 @@ struct Found {
     fetcher: Fetcher,
     user_provided: bool,
     platform: Option<&'static dyn crate::platform::Platform>,
+    /// Which provider answered (upstream's name for it: `cmdline`, `system`, a platform).
+    provider: &'static str,
 }
 
 /// The fetch stage: the config acquired, checked and its resources fetched. With a cache
@@ -139,10 +161,7 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         }
     };
     check_final(&config)?;
-    let fetched = resources::fetch_all(&config, &fetcher).map_err(|e| {
-        let message = format!("fetching {}: {}", e.url, e.message);
-        fail(Some(e.path.clone()), message)
-    })?;
+    let fetched = fetch_resources(&config, &fetcher)?;
     if let Some(cache) = opts.cache.as_ref().filter(|c| !c.exists()) {
         cache::write(cache, &config, &fetcher, &meta)?;
     }
@@ -156,6 +175,14 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         user_provided: meta.user_provided,
         platform,
         notes,
+    })
+}
+
+/// Every resource of `config`, fetched and verified.
+fn fetch_resources(config: &Config, fetcher: &Fetcher) -> Result<resources::Fetched, StageError> {
+    resources::fetch_all(config, fetcher).map_err(|e| {
+        let message = format!("fetching {}: {}", e.url, e.message);
+        fail(Some(e.path.clone()), message)
     })
 }
 
@@ -179,6 +206,19 @@ fn find(
                 fetcher,
                 user_provided: true,
                 platform: None,
+                provider: "file",
+            });
+        }
+        Source::Given(c) => {
+            return Ok(Found {
+                user: Some((**c).clone()),
+                base: None,
+                origin: "the config given".into(),
+                files: Vec::new(),
+                fetcher,
+                user_provided: true,
+                platform: None,
+                provider: "file",
             });
         }
         Source::Platform(n) => Some(n.as_str()),
@@ -212,6 +252,7 @@ fn find(
         files: got.files,
         fetcher,
         platform: Some(p),
+        provider: got.provider,
     })
 }
 
@@ -222,44 +263,70 @@ fn assemble(
     extra_base: Option<Config>,
     budget: &Budget,
 ) -> Result<(Config, Fetcher), StageError> {
-    let fetcher = found.fetcher;
+    let user = render_user(found.user, &found.fetcher, budget)?;
+    combine(
+        [found.base, extra_base, user],
+        found.files,
+        &found.fetcher,
+        budget,
+    )
+}
+
+/// The user config with its `replace` and `merge` references resolved.
+fn render_user(
+    user: Option<Config>,
+    fetcher: &Fetcher,
+    budget: &Budget,
+) -> Result<Option<Config>, StageError> {
+    let Some(u) = user else { return Ok(None) };
     let root = JsonPath::root();
-    let user = match found.user {
-        Some(u) => Some(
-            acquire::render(u, &fetcher, &root, &mut Vec::new(), budget)
-                .map_err(|e| fail(e.path, e.message))?
-                .0,
-        ),
-        None => None,
-    };
+    let (rendered, _) = acquire::render(u, fetcher, &root, &mut Vec::new(), budget)
+        .map_err(|e| fail(e.path, e.message))?;
+    Ok(Some(rendered))
+}
+
+/// The configs `parts` merged in order (an empty config of the newest version if none), a
+/// platform's `files` after, the result's own settings (TLS roots, timeouts, proxy) given to
+/// the fetcher it returns.
+fn combine<const N: usize>(
+    parts: [Option<Config>; N],
+    files: Vec<flint_ignition::types::File>,
+    fetcher: &Fetcher,
+    budget: &Budget,
+) -> Result<(Config, Fetcher), StageError> {
     let mut full: Option<Config> = None;
-    for part in [found.base, extra_base, user].into_iter().flatten() {
+    for part in parts.into_iter().flatten() {
         full = Some(match full {
             Some(acc) => flint_ignition::merge::merge(acc, part),
             None => part,
         });
     }
-    let mut full = full.unwrap_or_else(|| Config {
+    let mut full = full.unwrap_or_else(empty_config);
+    if !files.is_empty() {
+        let mut extra = Config::default();
+        extra.ignition.version = full.ignition.version.clone();
+        extra.storage.files = files;
+        full = flint_ignition::merge::merge(full, extra);
+    }
+    acquire::render(
+        strip_references(full),
+        fetcher,
+        &JsonPath::root(),
+        &mut Vec::new(),
+        budget,
+    )
+    .map_err(|e| fail(e.path, e.message))
+}
+
+/// A config with nothing in it, of the newest version.
+fn empty_config() -> Config {
+    Config {
         ignition: flint_ignition::types::Ignition {
             version: flint_ignition::Version::NEWEST.to_string(),
             ..Default::default()
         },
         ..Default::default()
-    });
-    if !found.files.is_empty() {
-        let mut extra = Config::default();
-        extra.ignition.version = full.ignition.version.clone();
-        extra.storage.files = found.files;
-        full = flint_ignition::merge::merge(full, extra);
     }
-    acquire::render(
-        strip_references(full),
-        &fetcher,
-        &root,
-        &mut Vec::new(),
-        budget,
-    )
-    .map_err(|e| fail(e.path, e.message))
 }
 
 /// Every part was validated when it was read; what merging can break is checked again, and

@@ -32,12 +32,17 @@ impl Stage for Files {
     fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
         let opts = cx.options;
         let acq = cx.acquired(StageName::Files)?;
-        let changes = files_stage(acq, &opts.root, &opts.state_dir, mode)?;
-        if mode.applies() && (!changes.is_empty() || !record::has_record(&opts.root)) {
-            record::write_result(&opts.root, acq.user_provided).map_err(|e| {
-                let message = format!("writing the result record: {e}");
-                StageError::new(StageName::Files, None, message)
-            })?;
+        let notated = super::mount::notated(cx);
+        let changes = files_stage(acq, &opts.root, &opts.state_dir, notated, mode)?;
+        let failed = |e: std::io::Error| {
+            let message = format!("writing the result record: {e}");
+            StageError::new(StageName::Files, None, message)
+        };
+        if mode.applies() && opts.live {
+            // A running system gets no record of a first boot (upstream's ignition-apply).
+            record::clear_mark(&opts.root).map_err(failed)?;
+        } else if mode.applies() && (!changes.is_empty() || !record::has_record(&opts.root)) {
+            record::write_result(&opts.root, acq.user_provided).map_err(failed)?;
         }
         Ok(Outcome {
             changes,
@@ -56,6 +61,7 @@ pub(crate) fn files_stage(
     acq: &Acquired,
     root: &Path,
     state_dir: &Path,
+    notated: Vec<String>,
     mode: Mode,
 ) -> Result<Vec<Planned>, StageError> {
     let r = Root::new(root.to_path_buf());
@@ -75,7 +81,7 @@ pub(crate) fn files_stage(
         config,
         fetched,
         r: &r,
-        notated: super::mount::notated_dirs(state_dir),
+        notated,
     };
     // A later run plans first (the files on all cores, see nodes::run) and stops there when
     // nothing is to change; otherwise, or if planning alone fails, it applies as usual.
