@@ -818,3 +818,81 @@ fn kargs_through_the_distributions_helper() {
         "{last}"
     );
 }
+
+/// Every datagram waiting on `sock`, each as its sorted `KEY=value` lines.
+fn journal_entries(sock: &std::os::unix::net::UnixDatagram) -> Vec<Vec<String>> {
+    sock.set_nonblocking(true).unwrap();
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 65536];
+    while let Ok(n) = sock.recv(&mut buf) {
+        let mut fields: Vec<String> = String::from_utf8_lossy(&buf[..n])
+            .lines()
+            .map(String::from)
+            .collect();
+        fields.sort();
+        out.push(fields);
+    }
+    out
+}
+
+#[test]
+fn journal_entries_distributions_look_up() {
+    let dir = TempDir::new("ignition-journal");
+    let ign = setup(&dir).join("ignition");
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::create_dir_all(root.join("root")).unwrap();
+    for (f, line) in [
+        ("passwd", "root:x:0:0:root:/root:/bin/sh\n"),
+        ("group", "root:x:0:\n"),
+        ("shadow", "root:*:19000:0:99999:7:::\n"),
+    ] {
+        std::fs::write(root.join("etc").join(f), line).unwrap();
+    }
+    let config = r#"{"ignition":{"version":"3.4.0","config":{"merge":[{"source":"data:,%7B%22ignition%22%3A%7B%22version%22%3A%223.4.0%22%7D%7D"}]}},"passwd":{"users":[{"name":"root","sshAuthorizedKeys":["ssh-ed25519 AAAA k"]}]}}"#;
+    std::fs::write(dir.join("config.ign"), config).unwrap();
+    let sock_path = dir.join("journal.sock");
+    let sock = std::os::unix::net::UnixDatagram::bind(&sock_path).unwrap();
+    let env = [("FLINT_JOURNAL_SOCKET", sock_path.to_str().unwrap())];
+    for s in ["fetch-offline", "files"] {
+        let o = stage(&dir, &ign, s, &[], &env);
+        assert_eq!(o.status.code(), Some(0), "{s}: {}", text(&o));
+    }
+    let fetched = |kind: &str, src: &str, referenced: bool| {
+        let r = if referenced { "referenced " } else { "" };
+        let mut v = vec![
+            format!("IGNITION_CONFIG_REFERENCED={referenced}"),
+            format!("IGNITION_CONFIG_SRC={src}"),
+            format!("IGNITION_CONFIG_TYPE={kind}"),
+            format!("MESSAGE=fetched {r}{kind} config from \"{src}\""),
+            "MESSAGE_ID=57124006b5c94805b77ce473e92a8aeb".into(),
+            "PRIORITY=6".into(),
+        ];
+        v.sort();
+        v
+    };
+    let keys = root.join("root/.ssh/authorized_keys.d/ignition");
+    let mut wrote = vec![
+        format!("IGNITION_PATH={}", keys.display()),
+        "IGNITION_USER_NAME=root".into(),
+        "MESSAGE=wrote ssh authorized keys file for user: root".into(),
+        "MESSAGE_ID=225067b87bbd4a0cb6ab151f82fa364b".into(),
+        "PRIORITY=6".into(),
+    ];
+    wrote.sort();
+    assert_eq!(
+        journal_entries(&sock),
+        [
+            // Upstream lists the (empty) system base config too.
+            fetched("base", "system", false),
+            fetched("user", "file", false),
+            fetched("user", "", true),
+            wrote
+        ]
+    );
+    // Without a journal listening, nothing is sent and nothing fails.
+    drop(sock);
+    std::fs::remove_file(&sock_path).unwrap();
+    let o = stage(&dir, &ign, "fetch-offline", &[], &env);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}

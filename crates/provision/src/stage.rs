@@ -193,6 +193,8 @@ pub struct Planned {
     pub entry: JsonPath,
     pub path: String,
     pub text: String,
+    /// The user the change is for (SSH keys: upstream tells the journal whose it wrote).
+    pub user: Option<String>,
 }
 
 /// What a stage did (or would do): its changes, and notes about what it found.

@@ -42,7 +42,7 @@ pub struct FetchedConfig {
 impl State {
     /// The state in `path`; a missing file is an empty state. The error is upstream's
     /// wording (`reading state file: …`, `parsing state file: …`).
-    pub(crate) fn load(path: &Path) -> Result<State, String> {
+    pub fn load(path: &Path) -> Result<State, String> {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(State::default()),

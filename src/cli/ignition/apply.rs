@@ -150,7 +150,10 @@ fn apply(f: &Flags, config: Config, log: &mut Logger) -> Result<(), String> {
         live: true,
         ..Options::new(Source::Given(Box::new(config)), root, state_dir.clone())
     };
-    let mut obs = super::Logged(log);
+    let mut obs = super::Logged {
+        log,
+        root: &opts.root,
+    };
     let r = flint_provision::run::run(&opts, Some(StageName::Files), Mode::Apply, &mut obs);
     let _ = std::fs::remove_dir_all(&state_dir);
     match r {

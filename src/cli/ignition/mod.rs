@@ -6,6 +6,7 @@
 
 pub mod apply;
 mod flags;
+mod journal;
 mod log;
 pub mod rmcfg;
 
@@ -205,9 +206,20 @@ fn run_stage(f: &Flags, platform: String, stage: StageName, log: &mut Logger) ->
         )
     };
     let passed = |log: &mut Logger| log.info(&format!("{0}: {0} passed", stage.name()));
-    match flint_provision::run::run(&opts, Some(stage), Mode::Apply, &mut Logged(log)) {
+    match flint_provision::run::run(
+        &opts,
+        Some(stage),
+        Mode::Apply,
+        &mut Logged {
+            log,
+            root: &opts.root,
+        },
+    ) {
         Ok(_) => {
             passed(log);
+            if matches!(stage, StageName::Fetch | StageName::FetchOffline) {
+                tell_fetched(&f.state_file);
+            }
             log.info("Ignition finished successfully");
             0
         }
@@ -231,9 +243,37 @@ fn run_stage(f: &Flags, platform: String, stage: StageName, log: &mut Logger) ->
     }
 }
 
+/// Tells the journal of every config the state lists as fetched, as upstream's fetch
+/// stages do once they have the config (earlier stage runs' entries again too).
+fn tell_fetched(state_file: &std::path::Path) {
+    let Ok(state) = flint_provision::state::State::load(state_file) else {
+        return;
+    };
+    for c in state.fetched_configs.iter().flatten() {
+        let referenced = if c.referenced { "referenced " } else { "" };
+        journal::send(
+            &format!(
+                "fetched {referenced}{} config from \"{}\"",
+                c.kind, c.source
+            ),
+            &[
+                ("MESSAGE_ID", journal::CONFIG_FETCHED),
+                ("IGNITION_CONFIG_TYPE", &c.kind),
+                ("IGNITION_CONFIG_SRC", &c.source),
+                ("IGNITION_CONFIG_REFERENCED", &c.referenced.to_string()),
+            ],
+        );
+    }
+}
+
 /// The engine's events as log lines: notes and changes at INFO (each prefixed with its
-/// stage, as upstream prefixes a stage's messages), timings at DEBUG.
-pub(super) struct Logged<'a>(&'a mut Logger);
+/// stage, as upstream prefixes a stage's messages), timings at DEBUG; SSH keys written are
+/// also told to the journal, as upstream tells it.
+pub(super) struct Logged<'a> {
+    pub(super) log: &'a mut Logger,
+    /// The root the stages work on (the journal gets the keys file's whole path).
+    pub(super) root: &'a std::path::Path,
+}
 
 impl Observer for Logged<'_> {
     fn note(&mut self, text: &str) {
@@ -241,12 +281,24 @@ impl Observer for Logged<'_> {
             true => Level::Debug,
             false => Level::Info,
         };
-        self.0.log(level, text);
+        self.log.log(level, text);
     }
 
     fn changes(&mut self, stage: StageName, changes: &[Planned]) {
         for c in changes {
-            self.0.info(&format!("{}: {}", stage.name(), c.text));
+            self.log.info(&format!("{}: {}", stage.name(), c.text));
+            if let (Some(user), "write-ssh-keys") = (&c.user, c.kind.as_str()) {
+                let path = self.root.join(c.path.trim_start_matches('/'));
+                let path = path.to_string_lossy();
+                journal::send(
+                    &format!("wrote ssh authorized keys file for user: {user}"),
+                    &[
+                        ("MESSAGE_ID", journal::KEYS_WRITTEN),
+                        ("IGNITION_USER_NAME", user),
+                        ("IGNITION_PATH", &path),
+                    ],
+                );
+            }
         }
     }
 }

@@ -60,6 +60,7 @@ pub(crate) fn change(kind: &str, entry: JsonPath, target: &Path, text: String) -
         entry,
         path: target.display().to_string(),
         text,
+        user: None,
     }
 }
 

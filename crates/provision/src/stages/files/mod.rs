@@ -186,6 +186,7 @@ impl Planner<'_> {
                 };
                 let p = Planned {
                     kind: kind.into(),
+                    user: c.keys.as_ref().map(|(name, _)| name.clone()),
                     path: c.path.clone().unwrap_or_else(|| c.entry.to_string()),
                     entry: c.entry,
                     text: c.what,
@@ -220,6 +221,7 @@ impl Planner<'_> {
                 text: a.describe(&owners),
                 path: a.path,
                 entry: a.entry,
+                user: None,
             };
             (p, replaces)
         }));

@@ -34,6 +34,7 @@ impl Stage for Kargs {
                     entry: JsonPath::root().key("kernelArguments"),
                     path: program.clone(),
                     text,
+                    user: None,
                 }],
                 notes: Vec::new(),
             });
@@ -58,6 +59,7 @@ impl Stage for Kargs {
                 entry: JsonPath::root().key("kernelArguments"),
                 path: target.to_string(),
                 text,
+                user: None,
             })
             .collect();
         Ok(Outcome {
