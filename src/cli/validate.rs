@@ -209,14 +209,10 @@ pub fn validate_one(path: &Path) -> i32 {
     };
     // Upstream's validator knows no spec 1 or 2.x config (Flatcar's does: `flint validate`).
     if let Some((tree, _)) = flint_ignition::legacy_tree(&bytes) {
-        let semver = matches!(flint_ignition::parse::go_version(&tree),
-            Some(flint_go::tree::Value::String(s)) if flint_ignition::version::is_semver(s));
-        let why = if semver {
-            "unsupported config version"
-        } else {
-            "invalid config version (couldn't parse)"
-        };
-        eprintln!("couldn't parse config: {why}");
+        eprintln!(
+            "couldn't parse config: {}",
+            flint_ignition::upstream_refusal(&tree)
+        );
         return 1;
     }
     let o = Outcome {

@@ -896,3 +896,27 @@ fn journal_entries_distributions_look_up() {
     let o = stage(&dir, &ign, "fetch-offline", &[], &env);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
 }
+
+#[test]
+fn kernel_command_line_from_upstreams_hook() {
+    let dir = TempDir::new("ignition-cmdline");
+    let ign = setup(&dir).join("ignition");
+    std::fs::create_dir_all(dir.join("run")).unwrap();
+    let cmdline = dir.join("other-cmdline");
+    std::fs::write(
+        &cmdline,
+        "quiet ignition.config.url=data:,%7B%22ignition%22%3A%7B%22version%22%3A%223.4.0%22%7D%7D\n",
+    )
+    .unwrap();
+    let env = [
+        ("FLINT_CMDLINE", ""),
+        ("IGNITION_KERNEL_CMDLINE_PATH", cmdline.to_str().unwrap()),
+    ];
+    let o = stage(&dir, &ign, "fetch-offline", &[], &env);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let state = std::fs::read_to_string(dir.join("run/ignition/state")).unwrap();
+    assert!(
+        state.contains(r#"{"kind":"user","source":"cmdline","referenced":false}"#),
+        "{state}"
+    );
+}

@@ -1,5 +1,6 @@
 //! The project's own validation cases: `fixtures/validate/NNN-name/in.ign` and `expected`
-//! (exit code on the first line, then the exact output lines).
+//! (exit code on the first line, then the exact output lines); `args`, when there, holds
+//! flags given before the file (`--rules upstream`).
 use crate::common;
 
 #[test]
@@ -12,7 +13,11 @@ fn every_fixture_gives_its_expected_output() {
         let mut lines = expected.lines();
         let want_rc: i32 = lines.next().unwrap().parse().unwrap();
         let want: Vec<&str> = lines.collect();
-        let out = common::run_in(dir, &common::flint(), &["validate", "in.ign"]);
+        let extra = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
+        let mut args = vec!["validate"];
+        args.extend(extra.split_whitespace());
+        args.push("in.ign");
+        let out = common::run_in(dir, &common::flint(), &args);
         let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&out.stderr));
         let got: Vec<&str> = text.lines().collect();

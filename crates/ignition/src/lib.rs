@@ -41,6 +41,10 @@ pub fn check_with(bytes: &[u8], options: validate::Options) -> Vec<Diagnostic> {
         return vec![d];
     }
     match read_from(bytes, tree) {
+        // Upstream's validator knows no spec 1 or 2.x config; Flatcar's translates them.
+        Document::Legacy(tree, _) if options == validate::Options::UPSTREAM => {
+            vec![Diagnostic::error(None, None, upstream_refusal(&tree))]
+        }
         Document::Legacy(tree, version) => legacy::check(bytes, tree, version),
         Document::Current(parsed) => match *parsed {
             Err(d) => vec![d],
@@ -175,6 +179,16 @@ fn read_from(bytes: &[u8], tree: Result<flint_go::tree::Node, Diagnostic>) -> Do
         },
         // Not JSON: the parser's own error (and its word for an empty document).
         Err(_) => Document::Current(Box::new(parse(bytes))),
+    }
+}
+
+/// Why upstream's validator, which knows only spec 3, refuses a legacy config (`tree`).
+pub fn upstream_refusal(tree: &flint_go::tree::Node) -> &'static str {
+    match parse::go_version(tree) {
+        Some(flint_go::tree::Value::String(s)) if version::is_semver(s) => {
+            "unsupported config version"
+        }
+        _ => "invalid config version (couldn't parse)",
     }
 }
 

@@ -50,7 +50,26 @@ pub fn validate(cfg: &Config, v: LegacyVersion) -> Vec<Issue> {
     systemd(&mut r, &cfg.systemd, &root.key("systemd"));
     networkd(&mut r, &cfg.networkd, &root.key("networkd"));
     passwd(&mut r, &cfg.passwd, &root.key("passwd"));
+    if !r.issues.iter().any(|i| i.severity == Severity::Error) {
+        special_bits(&mut r, &cfg.storage, &root.key("storage"));
+    }
     r.issues
+}
+
+/// Flatcar validates a valid 2.x config again once translated to 3.x, whose rules warn of
+/// setuid/setgid/sticky bits (not applied before 3.6.0): directories first, then files, as
+/// that validator walks them.
+fn special_bits(r: &mut Rules, s: &Storage, path: &JsonPath) {
+    let dirs = (s.directories.iter().enumerate()).map(|(i, d)| (d.mode, "directories", i));
+    let files = (s.files.iter().enumerate()).map(|(i, f)| (f.mode, "files", i));
+    for (m, list, i) in dirs.chain(files) {
+        if m.is_some_and(|m| m & 0o7000 != 0) {
+            r.warning(
+                path.key(list).index(i).key("mode"),
+                crate::validate::SPECIAL_BITS,
+            );
+        }
+    }
 }
 
 /// The 2.x URL rule; `Err` holds the old validator's message.

@@ -7,6 +7,7 @@
 
 mod ignition;
 mod node;
+pub(crate) use node::SPECIAL_BITS;
 mod passwd;
 pub mod paths;
 pub mod resource;

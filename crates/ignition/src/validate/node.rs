@@ -15,7 +15,7 @@ pub(super) const LINK_TARGET_REQUIRED: &str = "link target is required";
 pub(super) const HARD_LINK_TO_DIR: &str = "hard link target is a directory";
 pub(super) const HARD_LINK_OWNER: &str = "user/group ignored for hard link";
 
-const SPECIAL_BITS: &str =
+pub(crate) const SPECIAL_BITS: &str =
     "setuid/setgid/sticky bits are not supported or functional in spec versions older than 3.6.0";
 
 fn check_node_path(c: &mut Checker, n: &NodeRef<'_>, path: &JsonPath) {

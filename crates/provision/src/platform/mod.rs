@@ -151,7 +151,11 @@ impl Default for Places {
                 .unwrap_or_else(|| default.into())
         };
         Places {
-            cmdline: env("FLINT_CMDLINE", "/proc/cmdline"),
+            // Upstream's name for the hook (newer than 2.26.0's, which has none) too.
+            cmdline: std::env::var_os("FLINT_CMDLINE")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| env("IGNITION_KERNEL_CMDLINE_PATH", "/proc/cmdline")),
             fw_cfg: env("FLINT_FW_CFG", "/sys/firmware/qemu_fw_cfg/by_name"),
             dmi: "/sys/class/dmi/id".into(),
             system: system::SystemDirs::default(),
