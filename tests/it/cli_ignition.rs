@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 const VERSION: &str = "Ignition v2.26.0";
 
 /// Links to flint under upstream's names in `dir/bin`, and an empty kernel command line.
-fn setup(dir: &Path) -> PathBuf {
+pub(crate) fn setup(dir: &Path) -> PathBuf {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     for name in ["ignition", "ignition-apply", "ignition-rmcfg"] {
@@ -57,7 +57,7 @@ fn run(dir: &Path, prog: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .unwrap_or_else(|e| panic!("running {}: {e}", prog.display()))
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "exit {:?}\nstdout:\n{}\nstderr:\n{}",
         o.status.code(),
@@ -224,7 +224,13 @@ fn state_text(entries: &[&str]) -> String {
 
 /// `ignition --stage STAGE` in `dir` with the files under `dir/run` and the root `dir/root`,
 /// logging to stdout, the platform `file` unless `extra` names another.
-fn stage(dir: &Path, prog: &Path, stage: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+pub(crate) fn stage(
+    dir: &Path,
+    prog: &Path,
+    stage: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
     let p = |s: &str| dir.join(s).to_str().unwrap().to_string();
     let (cache, neednet, state, root) = (
         p("run/ignition.json"),
@@ -249,7 +255,7 @@ fn stage(dir: &Path, prog: &Path, stage: &str, extra: &[&str], env: &[(&str, &st
     run(dir, prog, &args, env)
 }
 
-fn lines(o: &Output) -> Vec<String> {
+pub(crate) fn lines(o: &Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(String::from)

@@ -31,6 +31,7 @@ mod platforms;
 mod schema;
 mod secrets;
 mod spec_versions;
+mod stage_processes;
 mod system_gpt;
 mod translate_corpus;
 mod translate_tests;

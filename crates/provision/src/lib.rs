@@ -12,6 +12,7 @@ pub mod system;
 
 pub mod acquire;
 mod entry;
+mod keep;
 mod lock;
 mod record;
 mod resources;

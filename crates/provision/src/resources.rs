@@ -1,9 +1,12 @@
 //! Fetching every resource the final config refers to, before anything is touched: file
 //! contents and appended fragments, LUKS key files. Each distinct resource is fetched once;
-//! independent fetches run concurrently.
+//! independent fetches run concurrently. A stage run on its own asks only for what it needs
+//! ([`Needed`]), and takes what the fetch stage kept ([`crate::keep`]) instead of fetching it
+//! again.
 
 use crate::fetch::blob::{Blob, Finish};
 use crate::fetch::{Fetcher, url::redact};
+use crate::keep::Keep;
 use flint_go::tree::JsonPath;
 use flint_ignition::types::{Config, Resource};
 use std::collections::HashMap;
@@ -21,6 +24,34 @@ const WORKERS: usize = 8;
 pub struct FetchedResource {
     pub path: JsonPath,
     pub data: Blob,
+    /// What names the download in the keep-store ([`identity`]); `None` for bytes no
+    /// download gave (`data:` URLs, generated keys).
+    pub(crate) id: Option<String>,
+}
+
+/// Which resources of a config a stage needs fetched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Needed {
+    /// None: the stage works on the config alone.
+    Nothing,
+    /// The key files of LUKS volumes.
+    LuksKeys,
+    /// Every one.
+    All,
+}
+
+impl Needed {
+    fn wants(self, path: &JsonPath) -> bool {
+        use flint_go::tree::Seg;
+        match self {
+            Needed::Nothing => false,
+            Needed::All => true,
+            Needed::LuksKeys => matches!(
+                path.segs(),
+                [Seg::Key(a), Seg::Key(b), ..] if a == "storage" && b == "luks"
+            ),
+        }
+    }
 }
 
 /// Everything fetched, by the JSON path of the resource in the config.
@@ -40,6 +71,7 @@ impl Fetched {
         self.push(FetchedResource {
             path,
             data: data.into(),
+            id: None,
         });
     }
 
@@ -50,6 +82,11 @@ impl Fetched {
 
     pub fn total_bytes(&self) -> u64 {
         self.items.iter().map(|r| r.data.len()).sum()
+    }
+
+    /// The downloaded resources, by identity, for the keep-store.
+    pub(crate) fn downloads(&self) -> impl Iterator<Item = (&str, &Blob)> {
+        (self.items.iter()).filter_map(|r| Some((r.id.as_deref()?, &r.data)))
     }
 }
 
@@ -91,6 +128,12 @@ fn fetch_key(r: &Resource) -> String {
     )
 }
 
+/// Identity of a resource's verified bytes: its download and how it is finished.
+fn identity(r: &Resource) -> String {
+    let f = finish_of(r);
+    format!("{}\n{}\n{}", fetch_key(r), f.gzip, f.hash.unwrap_or(""))
+}
+
 fn finish_of(r: &Resource) -> Finish<'_> {
     Finish {
         gzip: r.compression.as_deref() == Some("gzip"),
@@ -105,13 +148,77 @@ fn is_data(r: &Resource) -> bool {
         .is_some_and(|s| s.len() >= 5 && s[..5].eq_ignore_ascii_case("data:"))
 }
 
-/// Fetches all resources of `config`; the first failure (in config order) is returned.
-pub(crate) fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, FetchError> {
-    let list = resources(config);
-    // Each distinct download once, with the distinct ways its entries finish it.
+/// Fetches the resources of `config` that `need` names; those `keep` holds are taken from
+/// it, those it knows the hash of are checked against it. The first failure (in config
+/// order) is returned.
+pub(crate) fn fetch_all(
+    config: &Config,
+    fetcher: &Fetcher,
+    need: Needed,
+    keep: Option<&Keep>,
+) -> Result<Fetched, FetchError> {
+    let list: Vec<_> = (resources(config).into_iter())
+        .filter(|(p, _)| need.wants(p))
+        .collect();
+    // What the keep-store holds is not downloaded again.
+    let mut done: Vec<Option<Result<Blob, String>>> = (list.iter())
+        .map(|(_, r)| keep.filter(|_| !is_data(r))?.get(&identity(r)))
+        .collect();
+    let pending = (list.iter().zip(&done))
+        .filter(|((_, r), d)| d.is_none() && !is_data(r))
+        .map(|((_, r), _)| *r);
+    let (groups, group_of) = group(pending);
+    let results = download(&groups, fetcher);
+    // Inline data is decoded (and checked) on every core: a config of inline files is
+    // megabytes of it.
+    {
+        use rayon::prelude::*;
+        (list.par_iter().zip(done.par_iter_mut()))
+            .filter(|((_, r), _)| is_data(r))
+            .for_each(|((_, r), d)| *d = Some(fetcher.fetch_blob(r)));
+    }
+    let mut fetched = Fetched::default();
+    for ((p, r), done) in list.into_iter().zip(done) {
+        let mut id = None;
+        let done = done.unwrap_or_else(|| {
+            let key = identity(r);
+            let g = group_of[&fetch_key(r)];
+            let f = finish_of(r);
+            let way = groups[g].1.iter().position(|x| *x == f).expect("listed");
+            let got = match results[g].as_ref().expect("every group fetched") {
+                Ok(ways) => ways[way].clone(),
+                Err(e) => Err(e.clone()),
+            };
+            // Fetched again: it must be what the fetch stage verified.
+            let got = got.and_then(|b| match keep {
+                Some(k) => k.check(&key, &b).map(|_| b),
+                None => Ok(b),
+            });
+            id = Some(key);
+            got
+        });
+        match done {
+            Ok(data) => fetched.push(FetchedResource { path: p, data, id }),
+            Err(message) => {
+                return Err(FetchError {
+                    path: p,
+                    url: redact(r.source.as_deref().unwrap_or("")),
+                    message,
+                });
+            }
+        }
+    }
+    Ok(fetched)
+}
+
+/// A download, with the distinct ways its entries finish it.
+type Group<'a> = (&'a Resource, Vec<Finish<'a>>);
+
+/// Each distinct download of `list` once, and the group of each download key.
+fn group<'a>(list: impl Iterator<Item = &'a Resource>) -> (Vec<Group<'a>>, HashMap<String, usize>) {
     let mut groups: Vec<(&Resource, Vec<Finish>)> = Vec::new();
     let mut group_of: HashMap<String, usize> = HashMap::new();
-    for (_, r) in list.iter().filter(|(_, r)| !is_data(r)) {
+    for r in list {
         let g = *group_of.entry(fetch_key(r)).or_insert_with(|| {
             groups.push((r, Vec::new()));
             groups.len() - 1
@@ -121,6 +228,11 @@ pub(crate) fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, F
             groups[g].1.push(f);
         }
     }
+    (groups, group_of)
+}
+
+/// Downloads each group, [`WORKERS`] at a time.
+fn download(groups: &[Group], fetcher: &Fetcher) -> Vec<Option<Outcomes>> {
     let results: Mutex<Vec<Option<Outcomes>>> = Mutex::new(vec![None; groups.len()]);
     let next = Mutex::new(0usize);
     std::thread::scope(|s| {
@@ -142,38 +254,5 @@ pub(crate) fn fetch_all(config: &Config, fetcher: &Fetcher) -> Result<Fetched, F
             });
         }
     });
-    let results = results.into_inner().expect("workers are done");
-    // Inline data is decoded (and checked) on every core: a config of inline files is
-    // megabytes of it.
-    let mut inline: Vec<Option<Result<Blob, String>>> = {
-        use rayon::prelude::*;
-        list.par_iter()
-            .map(|(_, r)| is_data(r).then(|| fetcher.fetch_blob(r)))
-            .collect()
-    };
-    let mut fetched = Fetched::default();
-    for (k, (p, r)) in list.into_iter().enumerate() {
-        let done = if let Some(done) = inline[k].take() {
-            done
-        } else {
-            let g = group_of[&fetch_key(r)];
-            let f = finish_of(r);
-            let way = groups[g].1.iter().position(|x| *x == f).expect("listed");
-            match results[g].as_ref().expect("every group fetched") {
-                Ok(ways) => ways[way].clone(),
-                Err(e) => Err(e.clone()),
-            }
-        };
-        match done {
-            Ok(data) => fetched.push(FetchedResource { path: p, data }),
-            Err(message) => {
-                return Err(FetchError {
-                    path: p,
-                    url: redact(r.source.as_deref().unwrap_or("")),
-                    message,
-                });
-            }
-        }
-    }
-    Ok(fetched)
+    results.into_inner().expect("workers are done")
 }

@@ -54,6 +54,11 @@ pub fn run(
     let _locks = lock::take(&dirs, mode.applies()).map_err(RunError::Busy)?;
     let mut cx = Context::new(opts);
     cx.asked = only;
+    // The fetch stage fetches what the asked-for stages need (itself: everything).
+    cx.needed = match only {
+        Some(name) => stages::get(name).needs(),
+        None => crate::resources::Needed::All,
+    };
     if let Some(file) = &opts.state_file {
         cx.state = crate::state::State::load(file)
             .map_err(|e| RunError::ReadState(format!("reading state: {e}")))?;

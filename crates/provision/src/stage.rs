@@ -4,6 +4,7 @@
 use crate::acquire::{Places, Source};
 use crate::fetch::Fetcher;
 use crate::resources::Fetched;
+pub use crate::resources::Needed;
 use flint_go::tree::JsonPath;
 use flint_ignition::Config;
 use std::path::PathBuf;
@@ -13,6 +14,12 @@ use std::time::Duration;
 /// [`crate::stages::ORDER`].
 pub trait Stage: Sync {
     fn name(&self) -> StageName;
+    /// The resources of the config the stage works with. Run on its own, a stage gets only
+    /// those (from what the fetch stage kept, or fetched again): one that needs none never
+    /// touches the network for them.
+    fn needs(&self) -> Needed {
+        Needed::Nothing
+    }
     /// Checks, after the fetch stage and before any stage runs, what can be refused before
     /// any disk is touched.
     fn check(&self, _cx: &Context) -> Result<(), StageError> {
@@ -206,14 +213,15 @@ pub struct Outcome {
 
 /// What the stages of one run share: the options, what the fetch stage acquired, the
 /// mounts a plan made (released when the run ends, whatever happens), the run state
-/// carried between stage runs (upstream's state file, see [`Options::state_file`]), and
-/// the stage the run was asked for (`None`: all of them).
+/// carried between stage runs (upstream's state file, see [`Options::state_file`]), the
+/// stage the run was asked for (`None`: all of them), and the resources its stages need.
 pub struct Context<'a> {
     pub options: &'a Options,
     pub acquired: Option<Acquired>,
     pub plan_mounts: Vec<PathBuf>,
     pub state: crate::state::State,
     pub asked: Option<StageName>,
+    pub needed: Needed,
 }
 
 impl<'a> Context<'a> {
@@ -224,6 +232,7 @@ impl<'a> Context<'a> {
             plan_mounts: Vec::new(),
             state: Default::default(),
             asked: None,
+            needed: Needed::All,
         }
     }
 

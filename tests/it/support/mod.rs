@@ -89,6 +89,8 @@ pub struct Server {
     pub port: u16,
     pub tls: bool,
     state: Arc<Mutex<State>>,
+    /// Set by [`Server::stop`]: the listener is closed at the next connection.
+    stopped: Arc<std::sync::atomic::AtomicBool>,
     /// The certificate HTTPS connections are answered with, from the next one on.
     certificate: Arc<Mutex<Option<Arc<rustls::ServerConfig>>>>,
 }
@@ -151,8 +153,13 @@ impl Server {
         let certificate = Arc::new(Mutex::new(ca.map(tls_config)));
         let st = state.clone();
         let current = certificate.clone();
+        let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stop = stopped.clone();
         std::thread::spawn(move || {
             for conn in listener.incoming() {
+                if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
                 let Ok(conn) = conn else { continue };
                 let st = st.clone();
                 let tls = current.lock().unwrap().clone();
@@ -178,7 +185,19 @@ impl Server {
             port,
             tls: ca.is_some(),
             state,
+            stopped,
             certificate,
+        }
+    }
+
+    /// Stops listening: connections are refused from now on, as with a network gone.
+    pub fn stop(&self) {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        // The listener waits in accept: one last connection wakes it to close.
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
 

@@ -22,6 +22,11 @@ impl Stage for Disks {
         StageName::Disks
     }
 
+    /// The key files of LUKS volumes it formats or opens.
+    fn needs(&self) -> crate::stage::Needed {
+        crate::stage::Needed::LuksKeys
+    }
+
     fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
         let acq = cx.acquired(StageName::Disks)?;
         let job = Job {

@@ -9,7 +9,8 @@ pub use cache::CacheMeta;
 
 use crate::acquire::{self, Budget, Places, Source};
 use crate::fetch::Fetcher;
-use crate::resources;
+use crate::keep::Keep;
+use crate::resources::{self, Needed};
 use crate::stage::{Acquired, Context, Mode, Options, Outcome, Stage, StageError, StageName};
 use flint_go::tree::JsonPath;
 use flint_ignition::Config;
@@ -24,9 +25,14 @@ impl Stage for Fetch {
         StageName::Fetch
     }
 
-    fn run(&self, cx: &mut Context, _: Mode) -> Result<Outcome, StageError> {
+    /// Everything, fetched and verified before any stage touches a disk.
+    fn needs(&self) -> crate::stage::Needed {
+        crate::stage::Needed::All
+    }
+
+    fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
         let opts = cx.options;
-        let acq = acquire_in(cx, opts)?;
+        let acq = acquire_in(cx, opts, mode)?;
         Ok(acquired(cx, acq, ","))
     }
 }
@@ -42,11 +48,16 @@ impl Stage for FetchOffline {
         StageName::FetchOffline
     }
 
-    fn run(&self, cx: &mut Context, _: Mode) -> Result<Outcome, StageError> {
+    /// As the fetch stage: what cannot be fetched without the network asks for it.
+    fn needs(&self) -> crate::stage::Needed {
+        crate::stage::Needed::All
+    }
+
+    fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
         let mut opts = cx.options.clone();
         let flag = Arc::new(AtomicBool::new(false));
         opts.fetch.offline = Some(flag.clone());
-        let r = acquire_in(cx, &opts);
+        let r = acquire_in(cx, &opts, mode);
         let fail = |message: String| StageError::new(StageName::FetchOffline, None, message);
         if flag.load(Ordering::Relaxed) {
             let why = r.err().map(|e| e.to_string()).unwrap_or_default();
@@ -77,19 +88,80 @@ impl Stage for FetchOffline {
 
 /// The config of a stage run with `opts`: upstream's way when the run keeps upstream's state
 /// file (the fetch stages fetch, the others read the cache), else flint's ([`fetch_stage`]).
-fn acquire_in(cx: &mut Context, opts: &Options) -> Result<Acquired, StageError> {
-    if opts.state_file.is_none() {
-        return fetch_stage(opts);
+fn acquire_in(cx: &mut Context, opts: &Options, mode: Mode) -> Result<Acquired, StageError> {
+    let wanted = Wanted::of(cx, opts, mode)
+        .map_err(|m| StageError::new(cx.asked.unwrap_or(StageName::Fetch), None, m))?;
+    let later = cx
+        .asked
+        .filter(|a| !matches!(a, StageName::Fetch | StageName::FetchOffline));
+    let r = match (&opts.cache, later) {
+        (_, _) if opts.state_file.is_none() => fetch_with(opts, wanted),
+        (Some(cache), Some(_)) => upstream::from_cache(opts, &mut cx.state, cache, wanted),
+        _ => upstream::fetch(opts, &mut cx.state, wanted),
+    };
+    // Reading the cache (and what was kept) is part of the asked-for stage, and fails as
+    // that stage.
+    r.map_err(|e| match later {
+        Some(asked) => StageError { stage: asked, ..e },
+        None => e,
+    })
+}
+
+/// Which resources a run fetches, and what it does with the keep-store: a fetch stage run
+/// on its own (`--stage`, or as upstream's `ignition`) applying the config fills it for the
+/// later stages; a later stage run on its own takes from it. A full run, all in one process,
+/// fetches everything once and keeps nothing.
+pub(crate) struct Wanted {
+    needed: Needed,
+    keep: Keeping,
+}
+
+enum Keeping {
+    No,
+    Save(std::path::PathBuf),
+    Use(Keep),
+}
+
+impl Wanted {
+    fn all() -> Wanted {
+        Wanted::all_then(Keeping::No)
     }
-    match (&opts.cache, cx.asked) {
-        (Some(cache), Some(asked))
-            if !matches!(asked, StageName::Fetch | StageName::FetchOffline) =>
-        {
-            // Reading the cache is part of the asked-for stage, and fails as that stage.
-            upstream::from_cache(opts, &mut cx.state, cache)
-                .map_err(|e| StageError { stage: asked, ..e })
+
+    fn all_then(keep: Keeping) -> Wanted {
+        Wanted {
+            needed: Needed::All,
+            keep,
         }
-        _ => upstream::fetch(opts, &mut cx.state),
+    }
+
+    fn of(cx: &Context, opts: &Options, mode: Mode) -> Result<Wanted, String> {
+        let dir = opts.state_dir.join("keep");
+        let keep = match cx.asked {
+            None => Keeping::No,
+            Some(StageName::Fetch | StageName::FetchOffline) if mode.applies() => {
+                Keeping::Save(dir)
+            }
+            Some(StageName::Fetch | StageName::FetchOffline) => Keeping::No,
+            Some(_) if cx.needed == Needed::Nothing => Keeping::No,
+            Some(_) => {
+                let k = Keep::load(&dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
+                if !k.exists() {
+                    // No fetch stage ran before: nothing was verified, and a stage that
+                    // needs resources verifies them all before it touches a disk.
+                    let keep = if mode.applies() {
+                        Keeping::Save(dir)
+                    } else {
+                        Keeping::No
+                    };
+                    return Ok(Wanted::all_then(keep));
+                }
+                Keeping::Use(k)
+            }
+        };
+        Ok(Wanted {
+            needed: cx.needed,
+            keep,
+        })
     }
 }
 
@@ -133,6 +205,10 @@ struct Found {
 /// path, the rendered config is written there (CA sources as data URLs), and read from
 /// there when it exists.
 pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
+    fetch_with(opts, Wanted::all())
+}
+
+fn fetch_with(opts: &Options, wanted: Wanted) -> Result<Acquired, StageError> {
     let start = Instant::now();
     let fetcher = Fetcher::with(opts.fetch.clone());
     let budget = Budget::from_env();
@@ -161,7 +237,7 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
         }
     };
     check_final(&config)?;
-    let fetched = fetch_resources(&config, &fetcher)?;
+    let fetched = fetch_resources(&config, &fetcher, wanted, &mut notes)?;
     if let Some(cache) = opts.cache.as_ref().filter(|c| !c.exists()) {
         cache::write(cache, &config, &fetcher, &meta)?;
     }
@@ -178,12 +254,38 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
     })
 }
 
-/// Every resource of `config`, fetched and verified.
-fn fetch_resources(config: &Config, fetcher: &Fetcher) -> Result<resources::Fetched, StageError> {
-    resources::fetch_all(config, fetcher).map_err(|e| {
+/// The resources of `config` the run needs, fetched and verified (or taken from the
+/// keep-store, or left there for the later stages).
+fn fetch_resources(
+    config: &Config,
+    fetcher: &Fetcher,
+    wanted: Wanted,
+    notes: &mut Vec<String>,
+) -> Result<resources::Fetched, StageError> {
+    let keep = match &wanted.keep {
+        Keeping::Use(k) => Some(k),
+        _ => None,
+    };
+    let fetched = resources::fetch_all(config, fetcher, wanted.needed, keep).map_err(|e| {
         let message = format!("fetching {}: {}", e.url, e.message);
         fail(Some(e.path.clone()), message)
-    })
+    })?;
+    if let Keeping::Save(dir) = &wanted.keep {
+        let budget = crate::keep::budget_from_env();
+        let (n, bytes) = crate::keep::save(dir, fetched.downloads(), budget).map_err(|e| {
+            fail(
+                None,
+                format!("keeping what was fetched in {}: {e}", dir.display()),
+            )
+        })?;
+        if fetched.downloads().next().is_some() {
+            notes.push(format!(
+                "kept {n} resources ({bytes} bytes) in {} for the later stages",
+                dir.display()
+            ));
+        }
+    }
+    Ok(fetched)
 }
 
 /// Finds the user config where the options say, and the system's base config for a

@@ -7,7 +7,7 @@
 //! again, as upstream's do. The state file records what was fetched, and carries the files a
 //! platform handed over to the files stage.
 
-use super::{check_final, combine, empty_config, fail, fetch_resources, find, render_user};
+use super::{Wanted, check_final, combine, empty_config, fail, fetch_resources, find, render_user};
 use crate::acquire::{Budget, Source};
 use crate::fetch::Fetcher;
 use crate::stage::{Acquired, Options, StageError};
@@ -16,7 +16,11 @@ use std::path::Path;
 use std::time::Instant;
 
 /// The fetch stages: the user config fetched, cached and recorded in `state`.
-pub(super) fn fetch(opts: &Options, state: &mut State) -> Result<Acquired, StageError> {
+pub(super) fn fetch(
+    opts: &Options,
+    state: &mut State,
+    wanted: Wanted,
+) -> Result<Acquired, StageError> {
     let start = Instant::now();
     let budget = Budget::from_env();
     let mut notes = Vec::new();
@@ -44,7 +48,7 @@ pub(super) fn fetch(opts: &Options, state: &mut State) -> Result<Acquired, Stage
     if let Some(cache) = &opts.cache {
         write_cache(cache, &cached)?;
     }
-    let fetched = fetch_resources(&config, &fetcher)?;
+    let fetched = fetch_resources(&config, &fetcher, wanted, &mut notes)?;
     notes.extend(fetcher.take_notes());
     Ok(Acquired {
         config,
@@ -64,6 +68,7 @@ pub(super) fn from_cache(
     opts: &Options,
     state: &mut State,
     cache: &Path,
+    wanted: Wanted,
 ) -> Result<Acquired, StageError> {
     let start = Instant::now();
     let budget = Budget::from_env();
@@ -97,7 +102,7 @@ pub(super) fn from_cache(
     let files = state.provider_output_files.clone().unwrap_or_default();
     let (config, fetcher) = combine([base, Some(user)], files, &fetcher, &budget)?;
     check_final(&config)?;
-    let fetched = fetch_resources(&config, &fetcher)?;
+    let fetched = fetch_resources(&config, &fetcher, wanted, &mut notes)?;
     notes.extend(fetcher.take_notes());
     Ok(Acquired {
         config,

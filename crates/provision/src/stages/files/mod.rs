@@ -29,6 +29,11 @@ impl Stage for Files {
         StageName::Files
     }
 
+    /// Contents, appended fragments, and the LUKS key files it leaves in the root.
+    fn needs(&self) -> crate::stage::Needed {
+        crate::stage::Needed::All
+    }
+
     fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
         let opts = cx.options;
         let acq = cx.acquired(StageName::Files)?;
