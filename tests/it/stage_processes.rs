@@ -247,3 +247,80 @@ fn flint_apply_stage_by_stage_and_in_one_process() {
         b"small\n"
     );
 }
+
+#[test]
+fn what_was_kept_serves_only_its_own_config() {
+    // The fetch stage of config A keeps /small; the server then changes /small, and config
+    // B (of /small alone) is applied with the same state directory: its files stage must
+    // not take A's copy, and a stage other than fetch leaves no store of its own.
+    let (s, dir, _) = boot("stages-kept-other");
+    let args = |stage: &'static str, config: &'static str| {
+        vec![
+            "apply",
+            "--root",
+            "root",
+            "--stage",
+            stage,
+            "--state-dir",
+            "run/flint",
+            config,
+        ]
+    };
+    flint_ok(&dir, &args("fetch", "config.ign"));
+    assert!(dir.join("run/flint/keep/index.json").exists());
+    s.route("/small", ok("changed\n"));
+    let b = config(&[("/etc/small", s.url("/small"))]);
+    std::fs::write(dir.join("b.ign"), b).unwrap();
+    flint_ok(&dir, &args("files", "b.ign"));
+    assert_eq!(
+        std::fs::read(dir.join("root/etc/small")).unwrap(),
+        b"changed\n"
+    );
+    assert_eq!(s.hits("/small"), 2);
+    // A's store is left as it was: a files stage does not fill one.
+    std::fs::remove_dir_all(dir.join("run/flint/keep")).unwrap();
+    flint_ok(&dir, &args("files", "b.ign"));
+    assert!(!dir.join("run/flint/keep").exists());
+    assert_eq!(s.hits("/small"), 3);
+}
+
+#[test]
+fn a_remote_ca_is_fetched_once_a_boot() {
+    // The CA comes over http, the file over https signed by it: the fetch stage fetches
+    // both; the cache holds the CA inline, so no later stage asks for it again.
+    let ca = crate::support::test_ca();
+    let plain = Server::start(None);
+    plain.route("/ca.pem", ok(ca.ca_pem.clone()));
+    let tls = Server::start(Some(&ca));
+    tls.route("/small", ok("small\n"));
+    let dir = TempDir::new("stages-ca");
+    let ign = setup(&dir).join("ignition");
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let c = format!(
+        r#"{{"ignition":{{"version":"3.4.0","timeouts":{{"httpTotal":2}},"security":{{"tls":{{"certificateAuthorities":[{{"source":"{}"}}]}}}}}},"storage":{{"files":[{{"path":"/etc/small","contents":{{"source":"{}"}}}}]}}}}"#,
+        plain.url("/ca.pem"),
+        tls.url("/small")
+    );
+    std::fs::write(dir.join("config.ign"), c).unwrap();
+    let mut seen = Vec::new();
+    for name in STAGES {
+        run_ok(&dir, &ign, name);
+        seen.push((name, plain.hits("/ca.pem"), tls.hits("/small")));
+    }
+    assert_eq!(
+        seen,
+        [
+            ("fetch-offline", 0, 0),
+            ("fetch", 1, 1),
+            ("kargs", 1, 1),
+            ("disks", 1, 1),
+            ("mount", 1, 1),
+            ("files", 1, 1),
+            ("umount", 1, 1),
+        ]
+    );
+    assert_eq!(
+        std::fs::read(dir.join("root/etc/small")).unwrap(),
+        b"small\n"
+    );
+}

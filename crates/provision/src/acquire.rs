@@ -286,7 +286,7 @@ fn configure(fetcher: &mut Fetcher, config: &Config, at: &JsonPath) -> Result<()
         .enumerate()
     {
         let p = cas.index(i);
-        let pem = fetcher.fetch(ca).map_err(|e| err(Some(p.clone()), e))?;
+        let pem = fetcher.fetch_ca(ca).map_err(|e| err(Some(p.clone()), e))?;
         fetcher.add_roots(&pem).map_err(|e| {
             err(
                 Some(p),

@@ -7,7 +7,9 @@
 //!
 //! The store is a directory in the run state (tmpfs in an initramfs): an index and one file
 //! per kept resource. Resources are named by an identity the caller gives (the source, the
-//! headers, how the bytes are finished): the store knows nothing of configs.
+//! headers, how the bytes are finished). The index is stamped with the boot and the config
+//! ([`stamp`]): a store left by another boot, or by a run of another config sharing the
+//! state directory, is no store.
 
 use crate::fetch::blob::{Blob, MEMORY_LIMIT};
 use crate::write::write_atomic;
@@ -30,6 +32,47 @@ pub(crate) fn budget_from_env() -> u64 {
 }
 
 const INDEX: &str = "index.json";
+
+/// What a store's resources belong to: the downloads of the config (their identities, in
+/// order; not the config itself, which the fetch stage renders for the cache), as a SHA-256
+/// in hex.
+pub(crate) fn stamp(ids: impl Iterator<Item = String>) -> String {
+    let mut h = sha2::Sha256::new();
+    for id in ids {
+        h.update(id.as_bytes());
+        h.update(b"\0");
+    }
+    crate::fetch::hex(&h.finalize())
+}
+
+/// This boot: the kernel's boot id (empty where there is none).
+fn boot() -> String {
+    let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap_or_default();
+    id.trim().to_string()
+}
+
+/// The index as written: the boot and the stamp, each resource by key, and the
+/// certificate authorities the fetch stage fetched (PEM text, by the fetcher's key): those
+/// are fetched before the config is whole, and serve any config of the same boot.
+#[derive(Serialize, Deserialize)]
+struct Index {
+    boot: String,
+    stamp: String,
+    entries: BTreeMap<String, Entry>,
+    cas: BTreeMap<String, String>,
+}
+
+/// The certificate authorities a fetch stage of this boot kept in `dir` (none when it
+/// kept none, or the store is of another boot or unreadable).
+pub(crate) fn cas(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let index = std::fs::read(dir.join(INDEX)).ok();
+    match index.and_then(|b| serde_json::from_slice::<Index>(&b).ok()) {
+        Some(i) if i.boot == boot() => (i.cas.into_iter())
+            .map(|(k, v)| (k, v.into_bytes()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
 
 /// What is known of one resource.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -79,12 +122,21 @@ fn sha512(b: &Blob) -> std::io::Result<String> {
     Ok(crate::fetch::hex(&h.finalize()))
 }
 
-/// Replaces the store in `dir` with `items` (identity, verified bytes; an identity given
-/// twice is kept once): each one's hash, and its bytes while `budget` lasts, in order.
-/// Returns how many resources and bytes were kept. Without items, no store is left.
-pub(crate) fn save<'a>(
+/// What a fetch stage leaves: the stamp of its config, its downloads (identity, verified
+/// bytes), the certificate authorities it fetched (key, bytes).
+pub(crate) struct Fetched<I> {
+    pub stamp: String,
+    pub items: I,
+    pub cas: Vec<(String, Vec<u8>)>,
+}
+
+/// Replaces the store in `dir` with one of this boot holding what `f` gives: each
+/// download's hash (an identity given twice is kept once), and its bytes while `budget`
+/// lasts, in order; the certificate authorities that are text. Returns how many resources
+/// and bytes were kept. With nothing to keep, no store is left.
+pub(crate) fn save<'a, I: IntoIterator<Item = (&'a str, &'a Blob)>>(
     dir: &Path,
-    items: impl IntoIterator<Item = (&'a str, &'a Blob)>,
+    f: Fetched<I>,
     budget: u64,
 ) -> std::io::Result<(usize, u64)> {
     use std::os::unix::fs::DirBuilderExt;
@@ -93,9 +145,12 @@ pub(crate) fn save<'a>(
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
         _ => {}
     }
-    let mut items = items.into_iter().peekable();
+    let mut items = f.items.into_iter().peekable();
+    let cas: BTreeMap<String, String> = (f.cas.into_iter())
+        .filter_map(|(k, v)| Some((k, String::from_utf8(v).ok()?)))
+        .collect();
     // Nothing downloaded, nothing to keep: no store is made.
-    if items.peek().is_none() {
+    if items.peek().is_none() && cas.is_empty() {
         return Ok((0, 0));
     }
     std::fs::DirBuilder::new()
@@ -121,7 +176,13 @@ pub(crate) fn save<'a>(
         let sha512 = sha512(blob)?;
         entries.insert(k, Entry { len, sha512, kept });
     }
-    let json = serde_json::to_vec(&entries).map_err(std::io::Error::other)?;
+    let index = Index {
+        boot: boot(),
+        stamp: f.stamp,
+        entries,
+        cas,
+    };
+    let json = serde_json::to_vec(&index).map_err(std::io::Error::other)?;
     // The index last: a store without one is no store (see `load`).
     write_atomic(&dir.join(INDEX), &json, 0o600)?;
     Ok((count, bytes))
@@ -137,18 +198,22 @@ fn open_new(path: &Path) -> std::io::Result<std::fs::File> {
 }
 
 impl Keep {
-    /// The store in `dir`; none (an empty store) when the fetch stage left none.
-    pub(crate) fn load(dir: &Path) -> std::io::Result<Keep> {
+    /// The store in `dir`; none (an empty store) when the fetch stage left none, or left
+    /// one of another boot or with another stamp than `stamp` (or one unreadable: it is
+    /// only a cache).
+    pub(crate) fn load(dir: &Path, stamp: &str) -> std::io::Result<Keep> {
         let bytes = match std::fs::read(dir.join(INDEX)) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Keep::default()),
             Err(e) => return Err(e),
         };
-        let entries = serde_json::from_slice(&bytes).map_err(std::io::Error::other)?;
-        Ok(Keep {
-            dir: dir.to_path_buf(),
-            entries,
-        })
+        match serde_json::from_slice::<Index>(&bytes) {
+            Ok(index) if index.stamp == stamp && index.boot == boot() => Ok(Keep {
+                dir: dir.to_path_buf(),
+                entries: index.entries,
+            }),
+            _ => Ok(Keep::default()),
+        }
     }
 
     /// Whether a fetch stage left the store (it may hold nothing).
@@ -216,14 +281,29 @@ mod tests {
         d
     }
 
+    fn of<'a, I: IntoIterator<Item = (&'a str, &'a Blob)>>(
+        stamp: &str,
+        items: I,
+        cas: Vec<(String, Vec<u8>)>,
+    ) -> Fetched<I> {
+        Fetched {
+            stamp: stamp.into(),
+            items,
+            cas,
+        }
+    }
+
     #[test]
     fn keeps_within_the_budget_and_checks_the_rest() {
         let dir = tmp("budget");
         let small = Blob::from(b"small".to_vec());
         let large = Blob::from(vec![7u8; 100]);
-        let (n, bytes) = save(&dir, [("a", &small), ("b", &large), ("a", &small)], 50).unwrap();
+        let items = [("a", &small), ("b", &large), ("a", &small)];
+        let (n, bytes) = save(&dir, of("s1", items, vec![]), 50).unwrap();
         assert_eq!((n, bytes), (1, 5));
-        let k = Keep::load(&dir).unwrap();
+        // Another boot's or config's store is none.
+        assert!(!Keep::load(&dir, "s2").unwrap().exists());
+        let k = Keep::load(&dir, "s1").unwrap();
         assert_eq!(k.get("a").unwrap().unwrap().to_vec().unwrap(), b"small");
         assert!(k.get("b").is_none() && k.get("c").is_none());
         assert!(k.check("b", &large).is_ok());
@@ -235,11 +315,18 @@ mod tests {
         std::fs::write(dir.join(key("a")), b"other").unwrap();
         assert!(k.get("a").unwrap().unwrap_err().contains("changed"));
         // A save replaces the store.
-        save(&dir, [("c", &small)], 0).unwrap();
-        let k = Keep::load(&dir).unwrap();
+        let ca = ("k".to_string(), b"PEM".to_vec());
+        save(&dir, of("s1", [("c", &small)], vec![ca.clone()]), 0).unwrap();
+        assert_eq!(cas(&dir), [ca]);
+        let k = Keep::load(&dir, "s1").unwrap();
         assert!(k.get("a").is_none() && k.get("c").is_none());
         assert!(k.check("a", &large).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
-        assert!(Keep::load(&dir).unwrap().get("c").is_none());
+        assert!(Keep::load(&dir, "s1").unwrap().get("c").is_none());
+        // An index that does not parse is no store either.
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(INDEX), b"{").unwrap();
+        assert!(!Keep::load(&dir, "s1").unwrap().exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

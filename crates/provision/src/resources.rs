@@ -106,11 +106,14 @@ impl std::fmt::Display for FetchError {
 
 /// The resources of `config` that name a source, with their paths.
 pub(crate) fn resources(config: &Config) -> Vec<(JsonPath, &Resource)> {
-    // References (merge, replace, CAs) were fetched while the config was acquired.
+    listed(config).map(|(p, r)| (p.path(), r)).collect()
+}
+
+/// The resources of `config` fetched in the files' time: references (merge, replace, CAs)
+/// were fetched while the config was acquired.
+fn listed(config: &Config) -> impl Iterator<Item = (flint_ignition::resources::Place, &Resource)> {
     (config.resources())
         .filter(|(p, r)| !p.is_reference() && r.source.as_deref().is_some_and(|s| !s.is_empty()))
-        .map(|(p, r)| (p.path(), r))
-        .collect()
 }
 
 /// Identity of a download: the same source asked with the same headers gives the same
@@ -126,6 +129,14 @@ fn fetch_key(r: &Resource) -> String {
         r.source.as_deref().unwrap_or(""),
         headers.join("\n")
     )
+}
+
+/// The identities of the downloads `config` asks for, in config order: what a keep-store
+/// is stamped with ([`crate::keep::stamp`]).
+pub(crate) fn identities(config: &Config) -> impl Iterator<Item = String> + '_ {
+    listed(config)
+        .filter(|(_, r)| !is_data(r))
+        .map(|(_, r)| identity(r))
 }
 
 /// Identity of a resource's verified bytes: its download and how it is finished.

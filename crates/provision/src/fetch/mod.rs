@@ -106,6 +106,24 @@ pub struct Fetcher {
     pub offline: Option<Arc<AtomicBool>>,
     pub spool: blob::Spool,
     notes: Arc<std::sync::Mutex<Vec<String>>>,
+    /// The certificate authorities fetched by this fetcher and its clones, by [`ca_key`]:
+    /// a config is rendered more than once a run (the user config, then merged with the
+    /// base configs), and a later stage is handed those the fetch stage fetched.
+    cas: Arc<std::sync::Mutex<std::collections::BTreeMap<String, Vec<u8>>>>,
+}
+
+/// What names a certificate authority's bytes: where they come from and how they are
+/// finished.
+fn ca_key(r: &Resource) -> String {
+    let mut k = r.source.clone().unwrap_or_default();
+    for h in &r.http_headers {
+        k += &format!("\n{}={}", h.name, h.value.as_deref().unwrap_or(""));
+    }
+    format!(
+        "{k}\n{}\n{}",
+        r.compression.as_deref().unwrap_or(""),
+        r.verification.hash.as_deref().unwrap_or("")
+    )
 }
 
 impl Fetcher {
@@ -135,7 +153,30 @@ impl Fetcher {
             offline: settings.offline,
             spool: settings.spool,
             notes: Arc::default(),
+            cas: Arc::default(),
         }
+    }
+
+    /// A certificate authority's bytes, fetched once a run (see [`Fetcher::known_cas`]).
+    pub fn fetch_ca(&self, r: &Resource) -> Result<Vec<u8>, String> {
+        let key = ca_key(r);
+        if let Some(pem) = self.cas.lock().expect("no holder panics").get(&key) {
+            return Ok(pem.clone());
+        }
+        let pem = self.fetch(r)?;
+        (self.cas.lock().expect("no holder panics")).insert(key, pem.clone());
+        Ok(pem)
+    }
+
+    /// The certificate authorities fetched so far, by key.
+    pub fn known_cas(&self) -> Vec<(String, Vec<u8>)> {
+        let cas = self.cas.lock().expect("no holder panics");
+        cas.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// Takes `cas` (from [`Fetcher::known_cas`] of an earlier run of this boot) as fetched.
+    pub fn know_cas(&self, cas: impl IntoIterator<Item = (String, Vec<u8>)>) {
+        self.cas.lock().expect("no holder panics").extend(cas);
     }
 
     /// Records a line for the run's output (a fallback taken, …).

@@ -89,8 +89,7 @@ impl Stage for FetchOffline {
 /// The config of a stage run with `opts`: upstream's way when the run keeps upstream's state
 /// file (the fetch stages fetch, the others read the cache), else flint's ([`fetch_stage`]).
 fn acquire_in(cx: &mut Context, opts: &Options, mode: Mode) -> Result<Acquired, StageError> {
-    let wanted = Wanted::of(cx, opts, mode)
-        .map_err(|m| StageError::new(cx.asked.unwrap_or(StageName::Fetch), None, m))?;
+    let wanted = Wanted::of(cx, opts, mode);
     let later = cx
         .asked
         .filter(|a| !matches!(a, StageName::Fetch | StageName::FetchOffline));
@@ -99,11 +98,12 @@ fn acquire_in(cx: &mut Context, opts: &Options, mode: Mode) -> Result<Acquired, 
         (Some(cache), Some(_)) => upstream::from_cache(opts, &mut cx.state, cache, wanted),
         _ => upstream::fetch(opts, &mut cx.state, wanted),
     };
-    // Reading the cache (and what was kept) is part of the asked-for stage, and fails as
-    // that stage.
+    // As upstream's, reading the cache (and what was kept, or fetching again) is part of
+    // the asked-for stage, and fails as that stage; flint's own runs name the fetch stage
+    // for whatever the acquiring did.
     r.map_err(|e| match later {
-        Some(asked) => StageError { stage: asked, ..e },
-        None => e,
+        Some(asked) if opts.state_file.is_some() => StageError { stage: asked, ..e },
+        _ => e,
     })
 }
 
@@ -119,10 +119,20 @@ pub(crate) struct Wanted {
 enum Keeping {
     No,
     Save(std::path::PathBuf),
-    Use(Keep),
+    /// Take from the store in this directory when it is of this boot and config; else
+    /// fetch everything.
+    Use(std::path::PathBuf),
 }
 
 impl Wanted {
+    /// Hands `fetcher` the certificate authorities a fetch stage of this boot kept, when
+    /// the run takes from the store: a stage that fetches nothing else fetches none.
+    fn prime(&self, fetcher: &Fetcher) {
+        if let Keeping::Use(dir) = &self.keep {
+            fetcher.know_cas(crate::keep::cas(dir));
+        }
+    }
+
     fn all() -> Wanted {
         Wanted::all_then(Keeping::No)
     }
@@ -134,7 +144,7 @@ impl Wanted {
         }
     }
 
-    fn of(cx: &Context, opts: &Options, mode: Mode) -> Result<Wanted, String> {
+    fn of(cx: &Context, opts: &Options, mode: Mode) -> Wanted {
         let dir = opts.state_dir.join("keep");
         let keep = match cx.asked {
             None => Keeping::No,
@@ -142,26 +152,12 @@ impl Wanted {
                 Keeping::Save(dir)
             }
             Some(StageName::Fetch | StageName::FetchOffline) => Keeping::No,
-            Some(_) if cx.needed == Needed::Nothing => Keeping::No,
-            Some(_) => {
-                let k = Keep::load(&dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
-                if !k.exists() {
-                    // No fetch stage ran before: nothing was verified, and a stage that
-                    // needs resources verifies them all before it touches a disk.
-                    let keep = if mode.applies() {
-                        Keeping::Save(dir)
-                    } else {
-                        Keeping::No
-                    };
-                    return Ok(Wanted::all_then(keep));
-                }
-                Keeping::Use(k)
-            }
+            Some(_) => Keeping::Use(dir),
         };
-        Ok(Wanted {
+        Wanted {
             needed: cx.needed,
             keep,
-        })
+        }
     }
 }
 
@@ -211,6 +207,7 @@ pub fn fetch_stage(opts: &Options) -> Result<Acquired, StageError> {
 fn fetch_with(opts: &Options, wanted: Wanted) -> Result<Acquired, StageError> {
     let start = Instant::now();
     let fetcher = Fetcher::with(opts.fetch.clone());
+    wanted.prime(&fetcher);
     let budget = Budget::from_env();
     let mut notes = Vec::new();
     let (config, fetcher, origin, meta, platform) = match opts.cache.as_ref().filter(|c| c.exists())
@@ -259,24 +256,40 @@ fn fetch_with(opts: &Options, wanted: Wanted) -> Result<Acquired, StageError> {
 fn fetch_resources(
     config: &Config,
     fetcher: &Fetcher,
-    wanted: Wanted,
+    mut wanted: Wanted,
     notes: &mut Vec<String>,
 ) -> Result<resources::Fetched, StageError> {
-    let keep = match &wanted.keep {
-        Keeping::Use(k) => Some(k),
-        _ => None,
-    };
-    let fetched = resources::fetch_all(config, fetcher, wanted.needed, keep).map_err(|e| {
-        let message = format!("fetching {}: {}", e.url, e.message);
-        fail(Some(e.path.clone()), message)
-    })?;
+    let stamp = crate::keep::stamp(resources::identities(config));
+    let mut kept = None;
+    if let Keeping::Use(dir) = &wanted.keep
+        && wanted.needed != Needed::Nothing
+    {
+        let k = Keep::load(dir, &stamp)
+            .map_err(|e| fail(None, format!("reading {}: {e}", dir.display())))?;
+        if k.exists() {
+            kept = Some(k);
+        } else {
+            // No fetch stage ran before with this config this boot: nothing was verified,
+            // and a stage that needs resources verifies them all before it touches a disk.
+            // Only a fetch stage fills the store: run again, this stage fetches afresh.
+            wanted = Wanted::all();
+        }
+    }
+    let fetched =
+        resources::fetch_all(config, fetcher, wanted.needed, kept.as_ref()).map_err(|e| {
+            let message = format!("fetching {}: {}", e.url, e.message);
+            fail(Some(e.path.clone()), message)
+        })?;
     if let Keeping::Save(dir) = &wanted.keep {
         let budget = crate::keep::budget_from_env();
-        let (n, bytes) = crate::keep::save(dir, fetched.downloads(), budget).map_err(|e| {
-            fail(
-                None,
-                format!("keeping what was fetched in {}: {e}", dir.display()),
-            )
+        let what = crate::keep::Fetched {
+            stamp,
+            items: fetched.downloads(),
+            cas: fetcher.known_cas(),
+        };
+        let (n, bytes) = crate::keep::save(dir, what, budget).map_err(|e| {
+            let message = format!("keeping what was fetched in {}: {e}", dir.display());
+            fail(None, message)
         })?;
         if fetched.downloads().next().is_some() {
             notes.push(format!(

@@ -96,6 +96,7 @@ pub(super) fn from_cache(
         .map_err(|d| fail(None, format!("failed to parse cached config: {d}")))?
         .config;
     let mut fetcher = Fetcher::with(opts.fetch.clone());
+    wanted.prime(&fetcher);
     if let Some(p) = platform {
         fetcher.credentials = p.credentials();
     }
