@@ -738,3 +738,83 @@ fn storage_stages_carry_their_state_between_runs() {
         "on disk"
     );
 }
+
+/// A stand-in for the distribution's `ignition-kargs-helper` in `dir/helper`: records its
+/// arguments (one a line) and `OEM_ID` in `dir/kargs-called`, prints, and exits with
+/// `$HELPER_EXIT`.
+fn kargs_helper(dir: &Path) -> String {
+    let bin = dir.join("helper");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("ignition-kargs-helper");
+    let called = dir.join("kargs-called");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" \"OEM_ID=$OEM_ID\" > '{}'\necho out; echo err >&2\nexit \"${{HELPER_EXIT:-0}}\"\n",
+            called.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn kargs_through_the_distributions_helper() {
+    let dir = TempDir::new("ignition-kargs");
+    let ign = setup(&dir).join("ignition");
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let path = kargs_helper(&dir);
+    let called = dir.join("kargs-called");
+    let with_config = |prog: &Path, config: &str, exit: &str| {
+        // A fresh run directory (upstream does not make the cache's directory).
+        let _ = std::fs::remove_dir_all(dir.join("run"));
+        std::fs::create_dir_all(dir.join("run")).unwrap();
+        let _ = std::fs::remove_file(&called);
+        std::fs::write(dir.join("config.ign"), config).unwrap();
+        let env = [
+            ("PATH", path.as_str()),
+            ("OEM_ID", "qemu"),
+            ("HELPER_EXIT", exit),
+        ];
+        let o = stage(&dir, prog, "fetch-offline", &[], &env);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        stage(&dir, prog, "kargs", &[], &env)
+    };
+    let kargs = r#"{"ignition":{"version":"3.4.0"},"kernelArguments":{"shouldNotExist":["quiet"],"shouldExist":["a=1","b c"]}}"#;
+    let none = r#"{"ignition":{"version":"3.4.0"}}"#;
+    let want = "--should-exist\na=1\n--should-exist\nb c\n--should-not-exist\nquiet\nOEM_ID=qemu\n";
+    let mut progs = vec![ign.clone()];
+    progs.extend(reference(&dir, "ignition"));
+    for prog in &progs {
+        let who = prog.display();
+        // No kernel arguments: the helper is not run.
+        let o = with_config(prog, none, "0");
+        assert_eq!(o.status.code(), Some(0), "{who}: {}", text(&o));
+        assert!(!called.exists(), "{who}");
+        // Arguments in the config's order, exist first, the environment passed through.
+        let o = with_config(prog, kargs, "0");
+        assert_eq!(o.status.code(), Some(0), "{who}: {}", text(&o));
+        assert_eq!(std::fs::read_to_string(&called).unwrap(), want, "{who}");
+        // The helper failing fails the stage (the unit's OnFailure then stops the boot).
+        let o = with_config(prog, kargs, "3");
+        assert_eq!(o.status.code(), Some(1), "{who}: {}", text(&o));
+        let last = lines(&o).last().unwrap().clone();
+        assert!(
+            last.contains("failed adding kernel arguments: exit status 3")
+                && last.contains(r#"Stdout: "out\n" Stderr: "err\n""#),
+            "{who}: {last}"
+        );
+    }
+    // flint says which entry of the config failed.
+    let o = with_config(&ign, kargs, "3");
+    let last = lines(&o).last().unwrap().clone();
+    assert!(
+        last.starts_with("CRITICAL : Ignition failed: kargs stage failed at $.kernelArguments: failed adding kernel arguments: exit status 3: Cmd: \"ignition-kargs-helper\" \"--should-exist\" \"a=1\""),
+        "{last}"
+    );
+}

@@ -32,6 +32,7 @@ fn options(dir: &Path, config: &str, settings: Settings) -> Options {
         state_dir: dir.join("state"),
         kargs_file: None,
         kargs_reboot_flag: None,
+        kargs_helper: None,
         neednet: dir.join("neednet"),
         state_file: None,
         live: false,

@@ -60,6 +60,7 @@ fn options(dir: &Path, source: Source, settings: Settings) -> Options {
         state_dir: dir.join("state"),
         kargs_file: None,
         kargs_reboot_flag: None,
+        kargs_helper: None,
         neednet: dir.join("neednet"),
         state_file: None,
         live: false,

@@ -102,6 +102,10 @@ pub struct Options {
     pub kargs_file: Option<PathBuf>,
     /// Created when the kargs stage changed the kernel arguments (a reboot is due).
     pub kargs_reboot_flag: Option<PathBuf>,
+    /// The distribution's kernel-argument program (upstream's `ignition-kargs-helper`,
+    /// looked up in PATH): when set, the kargs stage runs it instead of editing grub.cfg
+    /// itself, and the helper reboots when it changed something.
+    pub kargs_helper: Option<String>,
     /// Created by the fetch-offline stage when the config needs the network.
     pub neednet: PathBuf,
     /// Upstream's state file: set when flint runs a stage as upstream's `ignition` does
@@ -130,6 +134,7 @@ impl Options {
             fetch_timeout: Duration::from_secs(120),
             kargs_file: None,
             kargs_reboot_flag: None,
+            kargs_helper: None,
             neednet: PathBuf::from("/run/flint/neednet"),
             state_file: None,
             live: false,

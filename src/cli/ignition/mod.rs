@@ -197,6 +197,7 @@ fn run_stage(f: &Flags, platform: String, stage: StageName, log: &mut Logger) ->
         fetch_timeout: f.fetch_timeout,
         neednet: f.neednet.clone(),
         state_file: Some(f.state_file.clone()),
+        kargs_helper: Some("ignition-kargs-helper".into()),
         ..Options::new(
             Source::Platform(platform),
             root,

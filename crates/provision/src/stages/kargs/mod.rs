@@ -1,8 +1,10 @@
 //! The kargs stage: the config's kernel arguments set in grub.cfg (the pure edit is
 //! `grub.rs`), on the OEM partition unless the options name a file; they hold after a reboot,
-//! which the reboot flag asks for.
+//! which the reboot flag asks for. Run as upstream's `ignition`, the stage hands the
+//! arguments to the distribution's helper instead (`helper.rs`).
 
 mod grub;
+mod helper;
 
 use crate::stage::{Context, Mode, Outcome, Planned, Stage, StageError, StageName};
 use crate::write::write_atomic;
@@ -20,6 +22,22 @@ impl Stage for Kargs {
     fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {
         let opts = cx.options;
         let acq = cx.acquired(StageName::Kargs)?;
+        let k = &acq.config.kernel_arguments;
+        if let Some(program) = &opts.kargs_helper {
+            if k.should_exist.is_empty() && k.should_not_exist.is_empty() {
+                return Ok(Outcome::default());
+            }
+            let text = helper::run(program, k, mode)?;
+            return Ok(Outcome {
+                changes: vec![Planned {
+                    kind: "set-kernel-arguments".into(),
+                    entry: JsonPath::root().key("kernelArguments"),
+                    path: program.clone(),
+                    text,
+                }],
+                notes: Vec::new(),
+            });
+        }
         let target = match &opts.kargs_file {
             Some(f) => KargsTarget::File(f.clone()),
             None => KargsTarget::Oem(opts.fetch.oem.partition()),
