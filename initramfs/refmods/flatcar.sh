@@ -3,8 +3,9 @@
 # the initramfs's /usr/bin/ignition wrapper execs). Sourced by test-reference-modules.
 
 FC_MODULES="30ignition 99setup-root 30disk-uuid 10diskless-generator 10usr-generator 99emergency-timeout 99journald-conf 99switch-root"
-# Flatcar's command line, as its GRUB gives it (no dm-verity here: USR-A by its label).
-FC_BASE_ARGS="console=ttyS0 panic=-1 systemd.status_unit_format=name root=LABEL=ROOT rootflags=rw mount.usr=/dev/disk/by-partlabel/USR-A mount.usrflags=ro flatcar.oem.id=qemu"
+# Flatcar's command line, as its GRUB gives it (no dm-verity here: USR-A by its label),
+# and the test's console settings (see UP_BASE_ARGS).
+FC_BASE_ARGS="console=ttyS0 panic=-1 loglevel=3 systemd.status_unit_format=name root=LABEL=ROOT rootflags=rw mount.usr=/dev/disk/by-partlabel/USR-A mount.usrflags=ro flatcar.oem.id=qemu"
 
 # The scripts Flatcar's bootengine ebuild makes executable after installing the modules
 # (dracut keeps each file's mode; in the bootengine tree some of these are 0644).

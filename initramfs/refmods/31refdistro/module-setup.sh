@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2154 # dracut sets initdir, moddir, systemdsystemunitdir and SYSTEMCTL
 # refdistro: a stand-in for what a distribution adds around upstream Ignition's 30ignition
 # (as Fedora CoreOS's own module does): its ignition-kargs-helper, which keeps the kernel
 # arguments in a boot-loader entry on the partition labelled "boot", and the unit that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2154 # dracut sets initdir, moddir, systemdsystemunitdir and SYSTEMCTL
 # flatcar-standins: small stand-ins for the programs Flatcar's bootengine modules name that
 # a Debian build host does not have, put where the modules call them, and the few host
 # tools the modules' scripts run that their own install() leaves to Flatcar's image.
@@ -23,6 +24,8 @@ install() {
     command install -m 0755 "$moddir/flatcar-tmpfiles" "$initdir/usr/sbin/flatcar-tmpfiles"
     command install -m 0755 "$moddir/noop" "$initdir/usr/bin/cgpt"
     command install -m 0755 "$moddir/noop" "$initdir/usr/lib/udev/cloud_aws_ebs_nvme_id"
-    # initrd-setup-root (stat, cmp-free paths) and the emergency hook (journalctl, dmesg).
-    inst_multiple stat cat cut date dmesg journalctl
+    # initrd-setup-root (stat), the emergency hook (journalctl, dmesg), and partx, which
+    # Ignition runs after partitioning (upstream's 30ignition installs it; Flatcar's
+    # module leaves it to the rest of Flatcar's image).
+    inst_multiple stat cat cut date dmesg journalctl partx
 }
