@@ -42,6 +42,7 @@ tier lints cargo clippy --workspace --all-targets --release -- -D warnings
 tier cargo-tests cargo test --workspace --release
 tier vm ./initramfs/run-vm-tests
 tier dracut ./initramfs/test-dracut-module
+tier refmods ./initramfs/test-reference-modules
 tier fuzz ./fuzz/run-short.sh "${FUZZ_SECONDS:-20}"
 
 echo "== tier times: $(IFS=,; echo "${times[*]}" | sed 's/,/, /g')"

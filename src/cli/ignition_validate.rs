@@ -5,7 +5,7 @@
 //! invalid or unreadable or without exactly one config (usage on stderr), 2 for an unknown
 //! flag.
 
-use super::go_parse_bool;
+use super::ignition::flags::{Stop, parse_go};
 use std::path::Path;
 
 /// The version line upstream prints; flint validates as that release does.
@@ -22,47 +22,23 @@ fn usage(prog: &str) -> String {
 /// Flags are parsed as Go's `flag` package parses them: they end at the first argument that
 /// is not a flag (`-` and the empty string included) or after `--`.
 pub fn run(prog: &str, args: &[String]) -> i32 {
-    let fail = |msg: String| {
-        eprintln!("{msg}");
-        eprint!("{}", usage(prog));
-        2
-    };
     let mut version = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if a.len() < 2 || !a.starts_with('-') {
-            break;
+    let set = &mut |_: &str, v: &str| {
+        version = v == "true";
+        Ok(())
+    };
+    let i = match parse_go(args, &[("version", true)], set) {
+        Ok(i) => i,
+        Err(Stop::Help) => {
+            eprint!("{}", usage(prog));
+            return 0;
         }
-        i += 1;
-        if a == "--" {
-            break;
+        Err(Stop::Error(msg)) => {
+            eprintln!("{msg}");
+            eprint!("{}", usage(prog));
+            return 2;
         }
-        let name = a.strip_prefix("--").unwrap_or(&a[1..]);
-        if name.is_empty() || name.starts_with('-') || name.starts_with('=') {
-            return fail(format!("bad flag syntax: {a}"));
-        }
-        let (name, value) = match name.split_once('=') {
-            Some((n, v)) => (n, Some(v)),
-            None => (name, None),
-        };
-        match name {
-            "version" => match value.map_or(Some(true), |v| go_parse_bool(v.as_bytes())) {
-                Some(b) => version = b,
-                None => {
-                    let v = value.unwrap_or_default();
-                    return fail(format!(
-                        "invalid boolean value \"{v}\" for -version: parse error"
-                    ));
-                }
-            },
-            "h" | "help" => {
-                eprint!("{}", usage(prog));
-                return 0;
-            }
-            _ => return fail(format!("flag provided but not defined: -{name}")),
-        }
-    }
+    };
     if version {
         println!("{VERSION}");
         return 0;

@@ -420,6 +420,13 @@ fn run_as_ignition_validate_it_behaves_like_upstream() {
         err.starts_with("invalid boolean value \"x\" for -version: parse error\n"),
         "{err}"
     );
+    // The value is quoted as Go's %q quotes it (as the reference prints it).
+    let (code, _, err) = run(&["-version=a\"b"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("invalid boolean value \"a\\\"b\" for -version: parse error\n"),
+        "{err}"
+    );
     assert!(
         run(&["---version"])
             .2

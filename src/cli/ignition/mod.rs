@@ -5,7 +5,7 @@
 //! `ignition-apply` and `ignition-rmcfg` it is those two tools (`apply.rs`, `rmcfg.rs`).
 
 pub mod apply;
-mod flags;
+pub(super) mod flags;
 mod journal;
 mod log;
 pub mod rmcfg;

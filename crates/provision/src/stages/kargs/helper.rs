@@ -42,7 +42,10 @@ pub(super) fn run(helper: &str, k: &KernelArguments, mode: Mode) -> Result<Strin
         .stdin(Stdio::null())
         .output()
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => fail(format!("{}: not found in PATH", quote(helper))),
+            // A file of that name that is not executable is skipped, as Go's PATH lookup does.
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                fail(format!("{}: not found in PATH", quote(helper)))
+            }
             _ => fail(format!("running {}: {e}", quote(helper))),
         })?;
     if !out.status.success() {
