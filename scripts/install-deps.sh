@@ -6,7 +6,10 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 APT=(apt-get -o DPkg::Lock::Timeout=600)
 
-# Debian packages, by the file that shows they are there.
+# Debian packages, by the file that shows they are there. The clevis family, tang and
+# swtpm are for the VM tier's Clevis scenarios (a real software TPM and Tang server on the
+# host, the real clevis scripts in the guest). Not clevis-dracut / clevis-systemd: they
+# pull in dracut-network and hooks that would change how the host's dracut behaves.
 need=()
 for pair in \
   python3:python3 awk:gawk /usr/sbin/in.tftpd:tftpd-hpa \
@@ -14,7 +17,10 @@ for pair in \
   mkfs.vfat:dosfstools mtype:mtools mdadm:mdadm cryptsetup:cryptsetup-bin \
   cpio:cpio modprobe:kmod /bin/busybox:busybox-static losetup:mount /usr/bin/time:time \
   /usr/bin/dracut:dracut-core /usr/bin/genisoimage:genisoimage \
-  /usr/lib/dracut/modules.d/01systemd-networkd:dracut-network; do
+  /usr/lib/dracut/modules.d/01systemd-networkd:dracut-network \
+  curl:curl /usr/bin/clevis:clevis /usr/bin/clevis-luks-bind:clevis-luks \
+  /usr/bin/clevis-encrypt-tpm2:clevis-tpm2 jose:jose luksmeta:luksmeta pwmake:libpwquality-tools \
+  tpm2_createprimary:tpm2-tools /usr/libexec/tangd:tang swtpm:swtpm; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || [ -e "${pair%%:*}" ] || need+=("${pair#*:}")
 done
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
