@@ -7,6 +7,8 @@
 #   part_offset, blkid_at, ro_mount/ro_umount, md_data_offset, vfat_cat: host-side checks
 #   check DESC CMD..., checks_ok   verification steps that name what failed
 #   vm_spawn, vm_on_exit, vm_cleanup   background helpers and cleanup that also runs on failure
+#   tang_start DIR [PORT], tang_stop   a real Tang server on the host for Clevis scenarios
+# VM_CLEVIS=1 puts Debian's clevis tooling in the image; VM_TPM=DIR gives a boot a swtpm TPM.
 # Recipe and pitfalls: /work/shared/recipes/vm-provision-smoke.sh.
 
 VM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,6 +25,10 @@ VM_TOOLS="sgdisk sfdisk mdadm cryptsetup dmsetup mke2fs mkfs.xfs mkfs.btrfs mkfs
 VM_MODULES="virtio_pci virtio_blk virtio_net qemu_fw_cfg loop md_mod raid1 dm_mod dm_crypt
             ext4 xfs btrfs vfat nls_cp437 nls_ascii nls_iso8859_1 nls_utf8 xts aesni_intel
             crc32c_generic crc32c_intel af_alg algif_skcipher algif_hash isofs udf"
+
+# Clevis tooling for VM_CLEVIS=1 (see _vm_add_clevis): the real clevis scripts and what
+# they run. The clevis scripts are bash; tpm2 is Debian's multi-call tpm2-tools binary.
+VM_CLEVIS_PKGS="clevis clevis-luks clevis-tpm2 jose luksmeta tpm2-tools curl libpwquality-tools bash"
 
 vm_log() { printf '[vm] %s\n' "$*" >&2; }
 
@@ -44,6 +50,36 @@ _vm_copy_with_libs() {
   done
 }
 
+# _vm_is_elf FILE: true for an ELF binary (ldd has nothing to say about scripts).
+_vm_is_elf() { [ "$(head -c4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
+# _vm_add_clevis ROOT: Debian's clevis with the tools its scripts run, in /usr/bin of the
+# image (the busybox applets in /bin come first in the guest's PATH for everything else:
+# mktemp, sed -r, tr, cut, sort, tail, awk and cat as busybox has them do what clevis asks
+# of them). cryptsetup is in VM_TOOLS already.
+_vm_add_clevis() {
+  local R=$1 f t
+  for t in /usr/bin/clevis /usr/bin/clevis-* /usr/bin/jose /usr/bin/curl /usr/bin/pwmake \
+    /usr/bin/tpm2 /usr/bin/luksmeta /bin/bash; do
+    [ -e "$t" ] || { echo "missing host tool for VM_CLEVIS: $t (scripts/install-deps.sh)" >&2; exit 1; }
+    mkdir -p "$R$(dirname "$t")"
+    if _vm_is_elf "$t"; then _vm_copy_with_libs "$t" "$R" "$t"; else cp -L "$t" "$R$t"; fi
+  done
+  # tpm2_createprimary, tpm2_unseal, ...: argv[0] picks the tool of the multi-call binary.
+  for t in /usr/bin/tpm2_*; do
+    [ "$(readlink "$t")" = tpm2 ] && ln -sf tpm2 "$R$t"
+  done
+  # The TSS loads its transport (TCTI) with dlopen(), which ldd cannot see. The clevis tpm2
+  # pin asks for "device:/dev/tpmrm0", i.e. libtss2-tcti-device.
+  f=/usr/lib/x86_64-linux-gnu/libtss2-tcti-device.so.0
+  mkdir -p "$R$(dirname "$f")"
+  _vm_copy_with_libs "$f" "$R" "$f"
+  # pwmake (clevis' generator of the new slot's passphrase) would check its result against
+  # cracklib's dictionaries, which are not in the image; the password is random anyway.
+  mkdir -p "$R/etc/security/pwquality.conf.d"
+  echo "dictcheck = 0" >"$R/etc/security/pwquality.conf.d/flint-vm.conf"
+}
+
 # build_initramfs OUT.cpio.gz FLINT_BINARY
 # Rebuilt only when its inputs change: the flint binary, the guest files, this library and
 # the kernel; otherwise OUT is pointed at the cached archive.
@@ -53,7 +89,10 @@ build_initramfs() {
   key=$({
     sha256sum "$flint" "${BASH_SOURCE[0]}"
     find "$VM_LIB_DIR/guest" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
-    echo "$KVER $VM_TOOLS $VM_MODULES"
+    echo "$KVER $VM_TOOLS $VM_MODULES clevis=${VM_CLEVIS:-0}"
+    # The clevis set is copied from the host's packages: a package update changes the image.
+    # shellcheck disable=SC2086 # a list of package names
+    if [ "${VM_CLEVIS:-0}" = 1 ]; then dpkg-query -W $VM_CLEVIS_PKGS 2>&1; fi
   } | sha256sum | cut -c1-16)
   cache="$(dirname "$out")/initramfs-$key.cpio.gz"
   if [ -s "$cache" ]; then
@@ -83,6 +122,8 @@ build_initramfs() {
       _vm_copy_with_libs "$path" "$R" "/sbin/$t"
     done
     _vm_copy_with_libs "$flint" "$R" /bin/flint
+    # In an `if`, not `&&`: bash would ignore errexit inside the function otherwise.
+    if [ "${VM_CLEVIS:-0}" = 1 ]; then _vm_add_clevis "$R"; fi
     ln -s mke2fs "$R/sbin/mkfs.ext4"   # mke2fs picks the fs type from argv[0]
     ln -s mkfs.fat "$R/sbin/mkfs.vfat"
     # glibc dlopen()s libgcc_s for pthread_cancel (libcryptsetup's threads); ldd can't see it.
@@ -94,8 +135,8 @@ build_initramfs() {
     cp "$VM_LIB_DIR/guest/baselayout/passwd" "$VM_LIB_DIR/guest/baselayout/group" "$R/etc/"
     cp -r "$VM_LIB_DIR/guest/baselayout" "$R/usr/share/flint-vm/"
     cp "$VM_LIB_DIR/guest/init" "$R/init"
-    cp "$VM_LIB_DIR/guest/step" "$VM_LIB_DIR/guest/seed-root" "$R/bin/"
-    chmod 755 "$R/init" "$R/bin/step" "$R/bin/seed-root"
+    cp "$VM_LIB_DIR/guest/step" "$VM_LIB_DIR/guest/seed-root" "$VM_LIB_DIR/guest/unlock-crypttab" "$R/bin/"
+    chmod 755 "$R/init" "$R/bin/step" "$R/bin/seed-root" "$R/bin/unlock-crypttab"
 
     # Modules with hard and soft dependencies, in load order, for the *guest* kernel.
     local m ko
@@ -129,10 +170,12 @@ build_initramfs() {
 # Inputs (variables): VM_INITRD (required), VM_SCRIPT (the guest script, required),
 #   VM_CONFIG (Ignition config for fw_cfg, optional), VM_NET=1 (QEMU user net),
 #   VM_APPEND (more kernel arguments, e.g. flatcar.oem.id=ec2),
-#   VM_TIMEOUT (s, default 300), VM_MEM (MiB, default 1024).
+#   VM_TIMEOUT (s, default 300), VM_MEM (MiB, default 1024),
+#   VM_TPM=DIR (a TPM 2.0: swtpm keeps its state in DIR, so a later boot with the same
+#   DIR sees the same TPM; the guest finds it as /dev/tpm0 and /dev/tpmrm0).
 # Outputs: BOOT_SECS (qemu start -> RESULT line, host clock), BOOT_UPTIME (guest uptime at
-#   RESULT), BOOT_STATUS (ok | timeout | noresult). Returns the guest's rc, or 124 when
-#   the guest printed no RESULT.
+#   RESULT), BOOT_STATUS (ok | timeout | noresult | error: QEMU not started). Returns
+#   the guest's rc, or 124 when the guest printed no RESULT.
 boot_vm() {
   local name=$1 log=$2 disk t0 line rc
   shift 2
@@ -154,6 +197,14 @@ boot_vm() {
     args+=(-nic none)
   fi
   args+=(-append "$append")
+  BOOT_SECS=0 BOOT_UPTIME="" BOOT_STATUS=error
+  local tpm_pid=""
+  if [ -n "${VM_TPM:-}" ]; then
+    _vm_swtpm "$VM_TPM" || return 1
+    tpm_pid=$VM_SPAWNED
+    args+=(-chardev "socket,id=chrtpm,path=$VM_TPM/swtpm.sock"
+      -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-tis,tpmdev=tpm0)
+  fi
 
   t0=$(_vm_usec)
   BOOT_SECS="" BOOT_UPTIME="" BOOT_STATUS=noresult
@@ -169,6 +220,8 @@ boot_vm() {
   } | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | while IFS= read -r line; do
     printf '%s %s\n' "$(_vm_secs $(($(_vm_usec) - t0)))" "${line%$'\r'}"
   done >"$log"
+  # swtpm ends by itself when QEMU hangs up (--terminate); this is for when it did not.
+  [ -z "$tpm_pid" ] || _vm_kill "$tpm_pid"
   line=$(grep -a -m1 ' RESULT rc=' "$log" || true)
   if [ -n "$line" ]; then
     BOOT_STATUS=ok
@@ -180,6 +233,73 @@ boot_vm() {
   [ "$(cat "$log.qemu-rc" 2>/dev/null)" = 124 ] && BOOT_STATUS=timeout
   return 124
 }
+
+# _vm_swtpm DIR: start a software TPM 2.0 for one boot (VM_SPAWNED is its pid), with its
+# state in DIR and its control socket DIR/swtpm.sock for QEMU's tpm-emulator backend. QEMU
+# sends the TPM's init over that socket and hands it the data channel; the guest kernel's
+# TPM driver issues TPM2_Startup itself, so no --flags startup-clear here.
+_vm_swtpm() {
+  local dir=$1 i
+  command -v swtpm >/dev/null || { vm_log "VM_TPM: no swtpm (scripts/install-deps.sh)"; return 1; }
+  mkdir -p "$dir"
+  rm -f "$dir/swtpm.sock"
+  # swtpm 0.7 (bookworm) has --terminate as a flag of its own, not a --ctrl option.
+  vm_spawn swtpm socket --tpm2 --tpmstate "dir=$dir" --terminate \
+    --ctrl "type=unixio,path=$dir/swtpm.sock" --log "file=$dir/swtpm.log,level=1"
+  for i in $(seq 50); do
+    [ -S "$dir/swtpm.sock" ] && return 0
+    kill -0 "$VM_SPAWNED" 2>/dev/null || break
+    sleep 0.1
+  done
+  vm_log "swtpm did not start: $(tail -n 5 "$dir/swtpm.log" 2>/dev/null)"
+  return 1
+}
+
+# ---------------------------------------------------------------------------------------
+# Tang: Debian's tangd behind initramfs/host/tang.py (tangd is per connection, inetd
+# style; tang.py accepts and forks as systemd's tangd.socket would).
+# ---------------------------------------------------------------------------------------
+
+# tang_start DIR [PORT]: serve the keys in DIR/db (made on first use: a signing and an
+# exchange key) on 127.0.0.1:PORT (default: a free port). Sets TANG_PORT, TANG_URL (as the
+# guest sees it, http://10.0.2.2:PORT), TANG_THP (S256 thumbprint of the signing key, the
+# "thp" of a clevis tang pin) and TANG_PID; vm_cleanup stops it. The log, one line per
+# request, is DIR/tang.log. Call it again with the same DIR and TANG_PORT after tang_stop
+# to bring the same server back.
+tang_start() {
+  local dir=$1 port=${2:-0} i
+  if [ ! -x /usr/libexec/tangd ] || ! command -v jose >/dev/null; then
+    vm_log "tang_start: no tangd or jose (scripts/install-deps.sh)"
+    return 1
+  fi
+  mkdir -p "$dir/db"
+  if [ ! -e "$dir/db/sig.jwk" ]; then
+    # It chowns the keys to _tang and says so on stderr when there is no such user.
+    /usr/libexec/tangd-keygen "$dir/db" sig exc 2>/dev/null
+  fi
+  TANG_THP=$(jose jwk thp -i "$dir/db/sig.jwk" -a S256) || return 1
+  # Only this start's "port N" line counts, not one of an earlier start in the same log.
+  local seen
+  seen=0
+  [ ! -e "$dir/tang.log" ] || seen=$(wc -l <"$dir/tang.log")
+  vm_spawn python3 -u "$VM_LIB_DIR/host/tang.py" "$dir/db" "$port" >>"$dir/tang.log" 2>&1
+  TANG_PID=$VM_SPAWNED
+  for i in $(seq 50); do
+    TANG_PORT=$(tail -n +"$((seen + 1))" "$dir/tang.log" | sed -n 's/^port \([0-9][0-9]*\)$/\1/p')
+    if [ -n "$TANG_PORT" ] && { [ "$port" = 0 ] || [ "$TANG_PORT" = "$port" ]; }; then
+      TANG_URL=http://10.0.2.2:$TANG_PORT
+      return 0
+    fi
+    kill -0 "$TANG_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  vm_log "tang did not start: $(tail -n 5 "$dir/tang.log")"
+  return 1
+}
+
+# tang_stop: stop the server of the last tang_start (e.g. between boots, for a threshold
+# that must hold without it). Its keys stay in DIR/db.
+tang_stop() { [ -z "${TANG_PID:-}" ] || _vm_kill "$TANG_PID"; TANG_PID=""; }
 
 # ---------------------------------------------------------------------------------------
 # Host-side verification. The host kernel parses no partition tables and has no md, dm
