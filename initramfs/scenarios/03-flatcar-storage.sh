@@ -110,7 +110,11 @@ scenario_verify() {
   check "sshd drop-in" grep -q FLINT=1 "$m/root/etc/systemd/system/sshd.service.d/10-flint.conf"
   check "unwanted.service masked" [ "$(readlink "$m/root/etc/systemd/system/unwanted.service")" = /dev/null ]
   check "LUKS key in /etc/luks/var" [ "$(cat "$m/root/etc/luks/var")" = "$LUKS_KEY" ]
-  check "crypttab line" grep -qE '^var UUID=[0-9a-f-]+ /etc/luks/var luks,discard$' "$m/root/etc/crypttab"
+  # As upstream's: no discard option (the flag is in the LUKS2 header, see below), 0600.
+  check "crypttab line" grep -qE '^var UUID=[0-9a-f-]+ /etc/luks/var luks$' "$m/root/etc/crypttab"
+  check "crypttab 0600" [ "$(stat -c %a "$m/root/etc/crypttab")" = 600 ]
+  _vm_loop "$img" "${p[3]}" && check "allow-discards kept in the LUKS2 header (--persistent)" \
+    sh -c "cryptsetup luksDump '$VM_LAST_LOOP' | grep -qE '^Flags: .*allow-discards'"
   check "mount points made on root" test -d "$m/root/var" -a -d "$m/root/srv" -a -d "$m/root/boot"
   check "btrfs data" ro_mount "$img" "${p[4]}" "$m/srv" || return 1
   check "/srv marker" [ "$(cat "$m/srv/marker")" = on-btrfs ]

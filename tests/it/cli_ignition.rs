@@ -25,7 +25,7 @@ pub(crate) fn setup(dir: &Path) -> PathBuf {
 }
 
 /// The reference `ignition` linked as `name` into `dir/ref`, when ../shared is there.
-fn reference(dir: &Path, name: &str) -> Option<PathBuf> {
+pub(crate) fn reference(dir: &Path, name: &str) -> Option<PathBuf> {
     let real = common::repo().join("../shared/oracles/flatcar/ignition");
     if !real.exists() {
         eprintln!("skipping the comparison with the reference: ../shared is absent");

@@ -5,6 +5,7 @@
 mod common;
 mod support;
 
+mod clevis;
 mod cli_butane;
 mod cli_completions;
 mod cli_ignition;

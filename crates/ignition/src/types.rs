@@ -451,6 +451,20 @@ impl Clevis {
             || self.tpm2 == Some(true)
             || self.threshold.is_some_and(|t| t != 0)
     }
+
+    /// Whether binding the volume needs the network (upstream's fetch-offline asks for it):
+    /// a Tang server whose advertisement is not in the config, or a custom pin that says so.
+    pub fn needs_network_to_bind(&self) -> bool {
+        (self.tang.iter()).any(|t| t.advertisement.as_deref().is_none_or(str::is_empty))
+            || self.custom.needs_network == Some(true)
+    }
+
+    /// Whether opening the volume at boot needs the network (crypttab's `_netdev`): a Tang
+    /// server, or a custom pin that says so.
+    pub fn needs_network_at_boot(&self) -> bool {
+        let custom = self.custom.pin.as_deref().is_some_and(|p| !p.is_empty());
+        !self.tang.is_empty() || (custom && self.custom.needs_network == Some(true))
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! one change of meaning is the mode of files and directories: versions before 3.6.0 never
 //! applied the setuid, setgid and sticky bits, so upgrading drops them (as upstream's
 //! 3.5.0 → 3.6.0 translation does) instead of suddenly applying bits the author was warned
-//! would be ignored.
+//! would be ignored. The other is upstream's: 3.4.0 → 3.5.0 drops the Tang servers'
+//! `advertisement` ([`Version::keeps_tang_advertisement`]), which a drop-in keeps doing
+//! (it decides whether the network is brought up while provisioning).
 
 use super::Version;
 use super::types::Config;
@@ -27,6 +29,11 @@ pub fn upgrade(mut config: Config, from: Version) -> Config {
             .directories
             .iter_mut()
             .for_each(|d| drop_special(&mut d.mode));
+    }
+    if !from.keeps_tang_advertisement() {
+        (config.storage.luks.iter_mut())
+            .flat_map(|l| l.clevis.tang.iter_mut())
+            .for_each(|t| t.advertisement = None);
     }
     config.ignition.version = Version::NEWEST.to_string();
     config
@@ -77,5 +84,25 @@ mod tests {
             assert_eq!(c.storage.files[0].mode, Some(0o4755), "{v}");
             assert_eq!(c.storage.directories[0].mode, Some(0o1777), "{v}");
         }
+    }
+
+    #[test]
+    fn tang_advertisements_are_dropped_before_3_5() {
+        use crate::types::{Luks, Tang};
+        let with_adv = |v: Version| {
+            let mut c = Config::default();
+            c.ignition.version = v.to_string();
+            let mut l = Luks::default();
+            l.clevis.tang.push(Tang {
+                url: "http://t".into(),
+                thumbprint: Some("abc".into()),
+                advertisement: Some("{}".into()),
+            });
+            c.storage.luks.push(l);
+            upgrade(c, v).storage.luks[0].clevis.tang[0].clone()
+        };
+        assert_eq!(with_adv(Version::V3_4).advertisement, None);
+        assert_eq!(with_adv(Version::V3_4).thumbprint.as_deref(), Some("abc"));
+        assert_eq!(with_adv(Version::V3_5).advertisement.as_deref(), Some("{}"));
     }
 }

@@ -103,6 +103,13 @@ impl Version {
         self >= Version::V3_6
     }
 
+    /// Whether a Tang server's `advertisement` survives the upgrade to the newest version:
+    /// upstream's 3.4.0 → 3.5.0 translation leaves it out, so a 3.4.0 config's servers are
+    /// asked for theirs while provisioning (and fetch-offline asks for the network).
+    pub fn keeps_tang_advertisement(self) -> bool {
+        self >= Version::V3_5
+    }
+
     /// Whether this version has key `key` on model struct `ty`.
     pub fn has_key(self, ty: &str, key: &str) -> bool {
         Version::introducing(ty, key) <= self

@@ -105,7 +105,7 @@ fn run_stages(
     }
     let later = || asked.iter().filter(|s| s.name() != StageName::Fetch);
     for s in later() {
-        s.check(cx).map_err(RunError::Stage)?;
+        s.check(cx, mode).map_err(RunError::Stage)?;
     }
     let mut changes = 0;
     let mut result = Ok(());

@@ -22,7 +22,7 @@ pub trait Stage: Sync {
     }
     /// Checks, after the fetch stage and before any stage runs, what can be refused before
     /// any disk is touched.
-    fn check(&self, _cx: &Context) -> Result<(), StageError> {
+    fn check(&self, _cx: &Context, _mode: Mode) -> Result<(), StageError> {
         Ok(())
     }
     /// Plans the stage's changes, and with [`Mode::Apply`] makes them (and checks them).

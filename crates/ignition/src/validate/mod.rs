@@ -251,28 +251,14 @@ pub fn locate(
         .collect()
 }
 
-/// What a valid config may ask for that this provisioner cannot do. flint's initramfs has no
-/// clevis and no CEX tooling: formatting such a volume would bind it to nothing and leave it
+/// What a valid config may ask for that this provisioner cannot do. IBM CEX keys need
+/// s390x hardware and tooling flint does not drive: formatting such a volume would leave it
 /// unopenable after reboot, so the config is refused before any disk is touched.
 pub fn unsupported_by_provisioner(config: &Config) -> Vec<Issue> {
     let mut out = Vec::new();
     let luks = JsonPath::root().key("storage").key("luks");
     for (i, l) in config.storage.luks.iter().enumerate() {
         let at = luks.index(i);
-        let custom = &l.clevis.custom;
-        let clevis_asked = l.clevis.is_present()
-            || custom.config.as_deref().is_some_and(|s| !s.is_empty())
-            || custom.needs_network == Some(true);
-        if clevis_asked {
-            out.push(Issue {
-                severity: Severity::Error,
-                path: at.key("clevis"),
-                message: format!(
-                    "LUKS volume {:?} asks for Clevis, which flint does not provide (no clevis in its initramfs); use a keyFile instead",
-                    l.name
-                ),
-            });
-        }
         if l.cex.is_present() {
             out.push(Issue {
                 severity: Severity::Error,

@@ -93,7 +93,7 @@ impl Stage for Mount {
     }
 
     /// A mount path through a link in the root is refused before any disk is touched.
-    fn check(&self, cx: &Context) -> Result<(), StageError> {
+    fn check(&self, cx: &Context, _: Mode) -> Result<(), StageError> {
         check_paths(&cx.acquired(StageName::Mount)?.config, &cx.options.root)
     }
 

@@ -2,6 +2,7 @@
 //! volumes, then filesystems. Each part observes the devices, plans, and (for `apply`) acts and
 //! observes again to check that nothing is left to do.
 
+pub(crate) mod clevis;
 pub(crate) mod filesystems;
 pub(crate) mod luks;
 pub mod partitions;
@@ -25,6 +26,13 @@ impl Stage for Disks {
     /// The key files of LUKS volumes it formats or opens.
     fn needs(&self) -> crate::stage::Needed {
         crate::stage::Needed::LuksKeys
+    }
+
+    /// The Clevis bindings the stage will make are tried (the TPM, the Tang servers and
+    /// their thumbprints) before any disk is touched.
+    fn check(&self, cx: &Context, mode: Mode) -> Result<(), StageError> {
+        let config = &cx.acquired(StageName::Disks)?.config;
+        luks::check(config, mode)
     }
 
     fn run(&self, cx: &mut Context, mode: Mode) -> Result<Outcome, StageError> {

@@ -59,8 +59,24 @@ impl Stage for FetchOffline {
         opts.fetch.offline = Some(flag.clone());
         let r = acquire_in(cx, &opts, mode);
         let fail = |message: String| StageError::new(StageName::FetchOffline, None, message);
-        if flag.load(Ordering::Relaxed) {
-            let why = r.err().map(|e| e.to_string()).unwrap_or_default();
+        // A Clevis binding that needs a Tang server (or says it needs the network) asks
+        // for the network too, as upstream's does: the disks stage binds with it.
+        let clevis = match &r {
+            Ok(acq) => (acq.config.storage.luks.iter())
+                .find(|l| l.clevis.needs_network_to_bind())
+                .map(|l| {
+                    format!(
+                        "LUKS volume {:?} is bound with Clevis over the network",
+                        l.name
+                    )
+                }),
+            Err(_) => None,
+        };
+        if flag.load(Ordering::Relaxed) || clevis.is_some() {
+            let why = match (r, clevis) {
+                (Err(e), _) => e.to_string(),
+                (Ok(_), why) => why.unwrap_or_default(),
+            };
             let neednet = &opts.neednet;
             if let Some(d) = neednet.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(d)
