@@ -110,6 +110,7 @@ scenario_verify() {
   check "sshd drop-in" grep -q FLINT=1 "$m/root/etc/systemd/system/sshd.service.d/10-flint.conf"
   check "unwanted.service masked" [ "$(readlink "$m/root/etc/systemd/system/unwanted.service")" = /dev/null ]
   check "LUKS key in /etc/luks/var" [ "$(cat "$m/root/etc/luks/var")" = "$LUKS_KEY" ]
+  check "/etc/luks 0700, the key 0600" [ "$(stat -c %a "$m/root/etc/luks")/$(stat -c %a "$m/root/etc/luks/var")" = 700/600 ]
   # As upstream's: no discard option (the flag is in the LUKS2 header, see below), 0600.
   check "crypttab line" grep -qE '^var UUID=[0-9a-f-]+ /etc/luks/var luks$' "$m/root/etc/crypttab"
   check "crypttab 0600" [ "$(stat -c %a "$m/root/etc/crypttab")" = 600 ]
