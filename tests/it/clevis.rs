@@ -94,3 +94,38 @@ fn the_plan_says_how_each_volume_is_bound() {
         "{err}"
     );
 }
+
+#[test]
+fn a_binding_that_cannot_be_made_fails_before_any_disk_is_touched() {
+    // No TPM on this machine (the VM tier has one): `clevis encrypt` fails in the disks
+    // stage's check, before the absent device is even waited for, and nothing is written.
+    if std::path::Path::new("/dev/tpmrm0").exists() {
+        eprintln!("skipping: this machine has a TPM");
+        return;
+    }
+    let dir = TempDir::new("clevis-no-tpm");
+    std::fs::write(dir.join("cmdline"), "").unwrap();
+    std::fs::write(dir.join("config.ign"), config(TPM2)).unwrap();
+    std::fs::create_dir_all(dir.join("root")).unwrap();
+    let o = Command::new(common::flint())
+        .args([
+            "apply",
+            "--root",
+            "root",
+            "--state-dir",
+            "run",
+            "config.ign",
+        ])
+        .current_dir(&dir)
+        .env("FLINT_CMDLINE", dir.join("cmdline"))
+        .env("FLINT_DEVICE_TIMEOUT", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        err.contains("disks stage failed at $.storage.luks.0.clevis: LUKS volume \"data\""),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(dir.join("root")).unwrap().count(), 0);
+}
