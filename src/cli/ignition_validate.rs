@@ -5,7 +5,7 @@
 //! invalid or unreadable or without exactly one config (usage on stderr), 2 for an unknown
 //! flag.
 
-use super::ignition::flags::{Stop, parse_go};
+use super::ignition::flags::parse_go;
 use std::path::Path;
 
 /// The version line upstream prints; flint validates as that release does.
@@ -29,15 +29,7 @@ pub fn run(prog: &str, args: &[String]) -> i32 {
     };
     let i = match parse_go(args, &[("version", true)], set) {
         Ok(i) => i,
-        Err(Stop::Help) => {
-            eprint!("{}", usage(prog));
-            return 0;
-        }
-        Err(Stop::Error(msg)) => {
-            eprintln!("{msg}");
-            eprint!("{}", usage(prog));
-            return 2;
-        }
+        Err(stop) => return stop.go_exit(&usage(prog)),
     };
     if version {
         println!("{VERSION}");

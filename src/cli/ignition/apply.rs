@@ -5,7 +5,7 @@
 //! flint's files stage, without the record of a first boot.
 
 use super::VERSION;
-use super::flags::{self, Stop};
+use super::flags;
 use super::log::Logger;
 use flint_go::tree::JsonPath;
 use flint_ignition::Config;
@@ -56,15 +56,7 @@ pub fn run(prog: &str, args: &[String]) -> i32 {
     });
     let rest = match rest {
         Ok(r) => r,
-        Err(Stop::Help) => {
-            eprint!("{}", usage(prog));
-            return 0;
-        }
-        Err(Stop::Error(msg)) => {
-            eprint!("{}", usage(prog));
-            eprintln!("{msg}");
-            return 2;
-        }
+        Err(stop) => return stop.pflag_exit(&usage(prog)),
     };
     if f.version {
         println!("{VERSION}");

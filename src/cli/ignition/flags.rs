@@ -16,6 +16,38 @@ pub enum Stop {
     Error(String),
 }
 
+impl Stop {
+    /// What a command using Go's `flag` prints and returns: the message, then `usage`,
+    /// on stderr; 0 for help, 2 for an error.
+    pub fn go_exit(self, usage: &str) -> i32 {
+        self.exit(usage, false)
+    }
+
+    /// The same with pflag, which prints `usage` before the message.
+    pub fn pflag_exit(self, usage: &str) -> i32 {
+        self.exit(usage, true)
+    }
+
+    fn exit(self, usage: &str, usage_first: bool) -> i32 {
+        match self {
+            Stop::Help => {
+                eprint!("{usage}");
+                0
+            }
+            Stop::Error(msg) if usage_first => {
+                eprint!("{usage}");
+                eprintln!("{msg}");
+                2
+            }
+            Stop::Error(msg) => {
+                eprintln!("{msg}");
+                eprint!("{usage}");
+                2
+            }
+        }
+    }
+}
+
 /// A flag: its name and whether it is boolean (takes no separate value).
 pub type Spec = (&'static str, bool);
 

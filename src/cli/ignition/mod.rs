@@ -10,7 +10,6 @@ mod journal;
 mod log;
 pub mod rmcfg;
 
-use flags::Stop;
 use flint_provision::acquire::Source;
 use flint_provision::run::{Observer, RunError};
 use flint_provision::stage::{Mode, Options, Planned, StageName};
@@ -154,15 +153,7 @@ pub fn run(prog: &str, args: &[String]) -> i32 {
         // What follows the flags (upstream's units end with `${IGNITION_ARGS}`, an empty
         // argument) is ignored, as upstream ignores it.
         Ok(_) => {}
-        Err(Stop::Help) => {
-            eprint!("{}", usage(prog));
-            return 0;
-        }
-        Err(Stop::Error(msg)) => {
-            eprintln!("{msg}");
-            eprint!("{}", usage(prog));
-            return 2;
-        }
+        Err(stop) => return stop.go_exit(&usage(prog)),
     }
     if f.version {
         println!("{VERSION}");

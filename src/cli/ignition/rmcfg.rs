@@ -2,7 +2,7 @@
 //! upstream's tool (run by ignition-delete-config.service on VMware and VirtualBox):
 //! pflag syntax, `--platform` required, logging as `ignition` logs.
 
-use super::flags::{self, Stop};
+use super::flags;
 use super::log::Logger;
 use super::{PLATFORMS, VERSION};
 
@@ -40,15 +40,7 @@ pub fn run(prog: &str, args: &[String]) -> i32 {
             eprint!("{}", usage(prog));
             return 2;
         }
-        Err(Stop::Help) => {
-            eprint!("{}", usage(prog));
-            return 0;
-        }
-        Err(Stop::Error(msg)) => {
-            eprint!("{}", usage(prog));
-            eprintln!("{msg}");
-            return 2;
-        }
+        Err(stop) => return stop.pflag_exit(&usage(prog)),
     }
     if version {
         println!("{VERSION}");
