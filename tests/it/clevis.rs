@@ -3,8 +3,8 @@
 //! one given by advertisement does not (from spec 3.5.0: upstream drops a 3.4.0 config's); the plan says how each volume will be bound. Formatting, binding and unlocking at the next
 //! boot are the VM tier's (initramfs/scenarios/08-clevis.sh).
 use crate::cli_ignition::{reference, setup, stage, text};
-use crate::common::{self, TempDir};
-use std::process::Command;
+use crate::common::TempDir;
+use crate::stage_processes::flint_with;
 
 fn config(clevis: &str) -> String {
     config_of("3.4.0", clevis)
@@ -57,12 +57,8 @@ fn fetch_offline_asks_for_the_network_for_tang_as_the_reference_does() {
 fn plan(dir: &std::path::Path, clevis: &str) -> std::process::Output {
     std::fs::write(dir.join("config.ign"), config(clevis)).unwrap();
     std::fs::create_dir_all(dir.join("root")).unwrap();
-    Command::new(common::flint())
-        .args(["plan", "--root", "root", "--state-dir", "run", "config.ign"])
-        .current_dir(dir)
-        .env("FLINT_CMDLINE", dir.join("cmdline"))
-        .output()
-        .unwrap()
+    let args = ["plan", "--root", "root", "--state-dir", "run", "config.ign"];
+    flint_with(dir, &args, &[])
 }
 
 #[test]
@@ -107,20 +103,15 @@ fn a_binding_that_cannot_be_made_fails_before_any_disk_is_touched() {
     std::fs::write(dir.join("cmdline"), "").unwrap();
     std::fs::write(dir.join("config.ign"), config(TPM2)).unwrap();
     std::fs::create_dir_all(dir.join("root")).unwrap();
-    let o = Command::new(common::flint())
-        .args([
-            "apply",
-            "--root",
-            "root",
-            "--state-dir",
-            "run",
-            "config.ign",
-        ])
-        .current_dir(&dir)
-        .env("FLINT_CMDLINE", dir.join("cmdline"))
-        .env("FLINT_DEVICE_TIMEOUT", "1")
-        .output()
-        .unwrap();
+    let args = [
+        "apply",
+        "--root",
+        "root",
+        "--state-dir",
+        "run",
+        "config.ign",
+    ];
+    let o = flint_with(&dir, &args, &[("FLINT_DEVICE_TIMEOUT", "1")]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(

@@ -61,14 +61,25 @@ fn run_ok(dir: &Path, ign: &Path, name: &str) -> Output {
     o
 }
 
+/// Runs every stage in `dir` as `ign`; after each, what `hits` counts.
+fn by_stage(
+    dir: &Path,
+    ign: &Path,
+    hits: impl Fn() -> (usize, usize),
+) -> Vec<(&'static str, usize, usize)> {
+    (STAGES.iter())
+        .map(|name| {
+            run_ok(dir, ign, name);
+            let (a, b) = hits();
+            (*name, a, b)
+        })
+        .collect()
+}
+
 #[test]
 fn each_resource_is_downloaded_once_a_large_one_twice() {
     let (s, dir, ign) = boot("stages-counted");
-    let mut seen = Vec::new();
-    for name in STAGES {
-        run_ok(&dir, &ign, name);
-        seen.push((name, s.hits("/small"), s.hits("/large")));
-    }
+    let seen = by_stage(&dir, &ign, || (s.hits("/small"), s.hits("/large")));
     // Downloads so far after each stage: the fetch stage fetches and verifies everything,
     // the files stage takes the small one from what was kept and fetches the large one again.
     assert_eq!(
@@ -172,16 +183,23 @@ fn a_resource_that_changed_fails_the_files_stage() {
 
 /// `flint apply` (or `plan`) in `dir` with `args`, the keep budget of [`KEEP`].
 fn flint(dir: &Path, args: &[&str]) -> Output {
-    Command::new(common::flint())
-        .args(args)
+    flint_with(dir, args, &[KEEP])
+}
+
+/// `flint ARGS` in `dir`, with the kernel command line and the system config directories
+/// of `dir` (nothing of the host's), plus `env`.
+pub(crate) fn flint_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(common::flint());
+    c.args(args)
         .current_dir(dir)
         .env("FLINT_CMDLINE", dir.join("cmdline"))
         .env("IGNITION_SYSTEM_CONFIG_DIR", dir.join("sys"))
         .env("IGNITION_SYSTEM_RUNTIME_CONFIG_DIR", dir.join("sys-run"))
-        .env("IGNITION_SYSTEM_LOCAL_CONFIG_DIR", dir.join("sys-etc"))
-        .env(KEEP.0, KEEP.1)
-        .output()
-        .unwrap()
+        .env("IGNITION_SYSTEM_LOCAL_CONFIG_DIR", dir.join("sys-etc"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
 }
 
 fn flint_ok(dir: &Path, args: &[&str]) {
@@ -302,11 +320,7 @@ fn a_remote_ca_is_fetched_once_a_boot() {
         tls.url("/small")
     );
     std::fs::write(dir.join("config.ign"), c).unwrap();
-    let mut seen = Vec::new();
-    for name in STAGES {
-        run_ok(&dir, &ign, name);
-        seen.push((name, plain.hits("/ca.pem"), tls.hits("/small")));
-    }
+    let seen = by_stage(&dir, &ign, || (plain.hits("/ca.pem"), tls.hits("/small")));
     assert_eq!(
         seen,
         [

@@ -65,13 +65,24 @@ struct Index {
 /// The certificate authorities a fetch stage of this boot kept in `dir` (none when it
 /// kept none, or the store is of another boot or unreadable).
 pub(crate) fn cas(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let index = std::fs::read(dir.join(INDEX)).ok();
-    match index.and_then(|b| serde_json::from_slice::<Index>(&b).ok()) {
-        Some(i) if i.boot == boot() => (i.cas.into_iter())
+    match read_index(dir) {
+        Ok(Some(i)) => (i.cas.into_iter())
             .map(|(k, v)| (k, v.into_bytes()))
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The index in `dir` when it is of this boot; `None` when there is none, or one of
+/// another boot, or one that does not parse (the store is only a cache).
+fn read_index(dir: &Path) -> std::io::Result<Option<Index>> {
+    let bytes = match std::fs::read(dir.join(INDEX)) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let index = serde_json::from_slice::<Index>(&bytes).ok();
+    Ok(index.filter(|i| i.boot == boot()))
 }
 
 /// What is known of one resource.
@@ -202,18 +213,13 @@ impl Keep {
     /// one of another boot or with another stamp than `stamp` (or one unreadable: it is
     /// only a cache).
     pub(crate) fn load(dir: &Path, stamp: &str) -> std::io::Result<Keep> {
-        let bytes = match std::fs::read(dir.join(INDEX)) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Keep::default()),
-            Err(e) => return Err(e),
-        };
-        match serde_json::from_slice::<Index>(&bytes) {
-            Ok(index) if index.stamp == stamp && index.boot == boot() => Ok(Keep {
+        Ok(match read_index(dir)? {
+            Some(index) if index.stamp == stamp => Keep {
                 dir: dir.to_path_buf(),
                 entries: index.entries,
-            }),
-            _ => Ok(Keep::default()),
-        }
+            },
+            _ => Keep::default(),
+        })
     }
 
     /// Whether a fetch stage left the store (it may hold nothing).

@@ -5,7 +5,7 @@
 //! again.
 
 use crate::fetch::blob::{Blob, Finish};
-use crate::fetch::{Fetcher, url::redact};
+use crate::fetch::{Fetcher, download_key, resource_key, url::redact};
 use crate::keep::Keep;
 use flint_go::tree::JsonPath;
 use flint_ignition::types::{Config, Resource};
@@ -24,7 +24,7 @@ const WORKERS: usize = 8;
 pub struct FetchedResource {
     pub path: JsonPath,
     pub data: Blob,
-    /// What names the download in the keep-store ([`identity`]); `None` for bytes no
+    /// What names the download in the keep-store ([`resource_key`]); `None` for bytes no
     /// download gave (`data:` URLs, generated keys).
     pub(crate) id: Option<String>,
 }
@@ -116,33 +116,12 @@ fn listed(config: &Config) -> impl Iterator<Item = (flint_ignition::resources::P
         .filter(|(p, r)| !p.is_reference() && r.source.as_deref().is_some_and(|s| !s.is_empty()))
 }
 
-/// Identity of a download: the same source asked with the same headers gives the same
-/// bytes (each entry then decompresses and verifies them its own way).
-fn fetch_key(r: &Resource) -> String {
-    let headers: Vec<String> = r
-        .http_headers
-        .iter()
-        .map(|h| format!("{}={}", h.name, h.value.as_deref().unwrap_or("")))
-        .collect();
-    format!(
-        "{}\n{}",
-        r.source.as_deref().unwrap_or(""),
-        headers.join("\n")
-    )
-}
-
 /// The identities of the downloads `config` asks for, in config order: what a keep-store
 /// is stamped with ([`crate::keep::stamp`]).
 pub(crate) fn identities(config: &Config) -> impl Iterator<Item = String> + '_ {
     listed(config)
         .filter(|(_, r)| !is_data(r))
-        .map(|(_, r)| identity(r))
-}
-
-/// Identity of a resource's verified bytes: its download and how it is finished.
-fn identity(r: &Resource) -> String {
-    let f = finish_of(r);
-    format!("{}\n{}\n{}", fetch_key(r), f.gzip, f.hash.unwrap_or(""))
+        .map(|(_, r)| resource_key(r))
 }
 
 fn finish_of(r: &Resource) -> Finish<'_> {
@@ -173,7 +152,7 @@ pub(crate) fn fetch_all(
         .collect();
     // What the keep-store holds is not downloaded again.
     let mut done: Vec<Option<Result<Blob, String>>> = (list.iter())
-        .map(|(_, r)| keep.filter(|_| !is_data(r))?.get(&identity(r)))
+        .map(|(_, r)| keep.filter(|_| !is_data(r))?.get(&resource_key(r)))
         .collect();
     let pending = (list.iter().zip(&done))
         .filter(|((_, r), d)| d.is_none() && !is_data(r))
@@ -192,8 +171,8 @@ pub(crate) fn fetch_all(
     for ((p, r), done) in list.into_iter().zip(done) {
         let mut id = None;
         let done = done.unwrap_or_else(|| {
-            let key = identity(r);
-            let g = group_of[&fetch_key(r)];
+            let key = resource_key(r);
+            let g = group_of[&download_key(r)];
             let f = finish_of(r);
             let way = groups[g].1.iter().position(|x| *x == f).expect("listed");
             let got = match results[g].as_ref().expect("every group fetched") {
@@ -230,7 +209,7 @@ fn group<'a>(list: impl Iterator<Item = &'a Resource>) -> (Vec<Group<'a>>, HashM
     let mut groups: Vec<(&Resource, Vec<Finish>)> = Vec::new();
     let mut group_of: HashMap<String, usize> = HashMap::new();
     for r in list {
-        let g = *group_of.entry(fetch_key(r)).or_insert_with(|| {
+        let g = *group_of.entry(download_key(r)).or_insert_with(|| {
             groups.push((r, Vec::new()));
             groups.len() - 1
         });

@@ -106,21 +106,28 @@ pub struct Fetcher {
     pub offline: Option<Arc<AtomicBool>>,
     pub spool: blob::Spool,
     notes: Arc<std::sync::Mutex<Vec<String>>>,
-    /// The certificate authorities fetched by this fetcher and its clones, by [`ca_key`]:
+    /// The certificate authorities fetched by this fetcher and its clones, by [`resource_key`]:
     /// a config is rendered more than once a run (the user config, then merged with the
     /// base configs), and a later stage is handed those the fetch stage fetched.
     cas: Arc<std::sync::Mutex<std::collections::BTreeMap<String, Vec<u8>>>>,
 }
 
-/// What names a certificate authority's bytes: where they come from and how they are
-/// finished.
-fn ca_key(r: &Resource) -> String {
+/// What names a download: the same source asked with the same headers gives the same
+/// bytes (each entry then decompresses and verifies them its own way).
+pub(crate) fn download_key(r: &Resource) -> String {
     let mut k = r.source.clone().unwrap_or_default();
     for h in &r.http_headers {
         k += &format!("\n{}={}", h.name, h.value.as_deref().unwrap_or(""));
     }
+    k
+}
+
+/// What names a resource's finished bytes: its download, how it is decompressed and the
+/// hash they must have (a certificate authority's, a kept resource's).
+pub(crate) fn resource_key(r: &Resource) -> String {
     format!(
-        "{k}\n{}\n{}",
+        "{}\n{}\n{}",
+        download_key(r),
         r.compression.as_deref().unwrap_or(""),
         r.verification.hash.as_deref().unwrap_or("")
     )
@@ -159,7 +166,7 @@ impl Fetcher {
 
     /// A certificate authority's bytes, fetched once a run (see [`Fetcher::known_cas`]).
     pub fn fetch_ca(&self, r: &Resource) -> Result<Vec<u8>, String> {
-        let key = ca_key(r);
+        let key = resource_key(r);
         if let Some(pem) = self.cas.lock().expect("no holder panics").get(&key) {
             return Ok(pem.clone());
         }

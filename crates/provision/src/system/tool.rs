@@ -91,6 +91,16 @@ pub(crate) fn udev_running() -> bool {
     std::path::Path::new("/run/udev/control").exists()
 }
 
+/// The environment of a tool that opens a device-mapper device (cryptsetup, clevis): without
+/// udev, libdevmapper must make /dev/mapper/NAME itself.
+pub(crate) fn dm_env() -> &'static [(&'static str, &'static str)] {
+    if udev_running() {
+        &[]
+    } else {
+        &[("DM_DISABLE_UDEV", "1")]
+    }
+}
+
 /// `KEY=value` lines (blkid/mdadm `--export`) as pairs.
 pub(crate) fn export_pairs(text: &str) -> Vec<(String, String)> {
     text.lines()

@@ -227,16 +227,11 @@ fn unlockable_offline(c: &Clevis) -> bool {
 /// Opens the volume on `dev` as `l.name` through its Clevis binding.
 pub(crate) fn unlock(l: &Luks, dev: &Path) -> Result<(), tool::ToolError> {
     let dev_s = dev.display().to_string();
-    let env: &[(&str, &str)] = if tool::udev_running() {
-        &[]
-    } else {
-        &[("DM_DISABLE_UDEV", "1")]
-    };
     tool::run_with(
         "clevis",
         ["luks", "unlock", "-d", &dev_s, "-n", &l.name],
         &[],
-        env,
+        tool::dm_env(),
     )
     .map(|_| ())
 }

@@ -14,6 +14,11 @@ use std::path::{Path, PathBuf};
 
 /// Where upstream keeps key files in the target root.
 pub(crate) const KEY_DIR: &str = "etc/luks";
+/// Where a generated key is kept in the state directory until the files stage copies it.
+fn kept_key(state_dir: &Path, name: &str) -> PathBuf {
+    state_dir.join("luks").join(name)
+}
+
 /// Bytes of a generated key.
 const KEY_BYTES: usize = 64;
 
@@ -32,7 +37,7 @@ pub(crate) fn known_key(
             .and_then(|d| d.to_vec().ok());
     }
     [
-        state_dir.join("luks").join(&l.name),
+        kept_key(state_dir, &l.name),
         root.join(KEY_DIR).join(&l.name),
     ]
     .iter()
@@ -251,7 +256,7 @@ fn format(
     entry: &JsonPath,
 ) -> Result<(), StageError> {
     let generated = key.is_none();
-    let kept = cx.state_dir.join("luks").join(&l.name);
+    let kept = kept_key(&cx.state_dir, &l.name);
     let key = match key {
         Some(k) => k,
         None => {
@@ -260,10 +265,10 @@ fn format(
             // Text, as upstream's: clevis reads the key it binds with as a passphrase.
             let k = crate::fetch::hex(&k).into_bytes();
             // Kept before formatting: a run cut short after luksFormat can still open it.
-            let dir = cx.state_dir.join("luks");
-            std::fs::create_dir_all(&dir)
+            let dir = kept.parent().unwrap_or(&cx.state_dir);
+            std::fs::create_dir_all(dir)
                 .map_err(|e| fail(entry.clone(), format!("{}: {e}", dir.display())))?;
-            crate::write::write_atomic(&dir.join(&l.name), &k, 0o600)
+            crate::write::write_atomic(&kept, &k, 0o600)
                 .map_err(|e| fail(entry.clone(), format!("keeping the generated key: {e}")))?;
             k
         }
@@ -363,13 +368,7 @@ fn open(l: &Luks, dev: &Path, keyfile: &Path, entry: &JsonPath) -> Result<(), St
         args.push("--allow-discards".into());
     }
     args.extend(l.open_options.iter().cloned());
-    // Without udev, libdevmapper must make /dev/mapper/NAME itself.
-    let env: &[(&str, &str)] = if tool::udev_running() {
-        &[]
-    } else {
-        &[("DM_DISABLE_UDEV", "1")]
-    };
-    tool::run_with("cryptsetup", &args, &[], env)
+    tool::run_with("cryptsetup", &args, &[], tool::dm_env())
         .map_err(|e| fail(entry.clone(), format!("opening {}: {e}", l.name)))?;
     super::device(&format!("/dev/mapper/{}", l.name), entry).map(|_| ())
 }
@@ -391,7 +390,7 @@ pub(crate) fn root_files(
     let mut lines = Vec::new();
     let mut added = Vec::new();
     for (i, l) in config.storage.luks.iter().enumerate() {
-        let bound = super::clevis::binding(&l.clevis).ok().flatten().is_some();
+        let bound = l.clevis.is_present();
         let key = known_key(fetched, state_dir, root, l, &base.index(i));
         // Bound with a generated key: Clevis alone opens it, nothing to copy.
         let keyed = key.is_some() || (bound && l.key_file.source.is_none());

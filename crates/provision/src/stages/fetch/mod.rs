@@ -150,13 +150,9 @@ impl Wanted {
     }
 
     fn all() -> Wanted {
-        Wanted::all_then(Keeping::No)
-    }
-
-    fn all_then(keep: Keeping) -> Wanted {
         Wanted {
             needed: Needed::All,
-            keep,
+            keep: Keeping::No,
         }
     }
 
@@ -275,12 +271,12 @@ fn fetch_resources(
     mut wanted: Wanted,
     notes: &mut Vec<String>,
 ) -> Result<resources::Fetched, StageError> {
-    let stamp = crate::keep::stamp(resources::identities(config));
+    let stamp = || crate::keep::stamp(resources::identities(config));
     let mut kept = None;
     if let Keeping::Use(dir) = &wanted.keep
         && wanted.needed != Needed::Nothing
     {
-        let k = Keep::load(dir, &stamp)
+        let k = Keep::load(dir, &stamp())
             .map_err(|e| fail(None, format!("reading {}: {e}", dir.display())))?;
         if k.exists() {
             kept = Some(k);
@@ -299,7 +295,7 @@ fn fetch_resources(
     if let Keeping::Save(dir) = &wanted.keep {
         let budget = crate::keep::budget_from_env();
         let what = crate::keep::Fetched {
-            stamp,
+            stamp: stamp(),
             items: fetched.downloads(),
             cas: fetcher.known_cas(),
         };
