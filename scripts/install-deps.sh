@@ -10,6 +10,7 @@ APT=(apt-get -o DPkg::Lock::Timeout=600)
 # swtpm are for the VM tier's Clevis scenarios (a real software TPM and Tang server on the
 # host, the real clevis scripts in the guest). Not clevis-dracut / clevis-systemd: they
 # pull in dracut-network and hooks that would change how the host's dracut behaves.
+# Neovim is the real editor of the language server's end-to-end test (tests/lsp).
 need=()
 for pair in \
   python3:python3 awk:gawk /usr/sbin/in.tftpd:tftpd-hpa \
@@ -20,7 +21,7 @@ for pair in \
   /usr/lib/dracut/modules.d/01systemd-networkd:dracut-network \
   curl:curl /usr/bin/clevis:clevis /usr/bin/clevis-luks-bind:clevis-luks \
   /usr/bin/clevis-encrypt-tpm2:clevis-tpm2 jose:jose luksmeta:luksmeta pwmake:libpwquality-tools \
-  tpm2_createprimary:tpm2-tools /usr/libexec/tangd:tang swtpm:swtpm; do
+  tpm2_createprimary:tpm2-tools /usr/libexec/tangd:tang swtpm:swtpm nvim:neovim; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || [ -e "${pair%%:*}" ] || need+=("${pair#*:}")
 done
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)
@@ -74,6 +75,14 @@ if ! "$PY" -c 'import moto, flask, sys; sys.exit(moto.__version__ != "5.2.5")' 2
   flag=()
   "$PY" -m pip install --help 2>/dev/null | grep -q -- --break-system-packages && flag=(--break-system-packages)
   "$PY" -m pip install -q "${flag[@]}" "moto[server]==5.2.5"
+fi
+# The language server's protocol tests (tests/lsp): pytest-lsp, an LSP client library on
+# pygls. Pinned, as above.
+if ! "$PY" -c 'import pytest_lsp, sys; from importlib.metadata import version; sys.exit(version("pytest-lsp") != "1.0.1")' 2>/dev/null; then
+  echo "== installing: pytest-lsp==1.0.1 (PyPI)"
+  flag=()
+  "$PY" -m pip install --help 2>/dev/null | grep -q -- --break-system-packages && flag=(--break-system-packages)
+  "$PY" -m pip install -q "${flag[@]}" "pytest-lsp==1.0.1"
 fi
 if [ "$(azurite-blob --version 2>/dev/null)" != "3.35.0" ]; then
   echo "== installing: azurite@3.35.0 (npm)"

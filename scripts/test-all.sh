@@ -40,6 +40,7 @@ fi
 tier format cargo fmt --all --check
 tier lints cargo clippy --workspace --all-targets --release -- -D warnings
 tier cargo-tests cargo test --workspace --release
+tier lsp ./tests/lsp/run
 tier vm ./initramfs/run-vm-tests
 tier dracut ./initramfs/test-dracut-module
 tier refmods ./initramfs/test-reference-modules

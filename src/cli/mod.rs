@@ -75,6 +75,10 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Print the manual page (roff), or write one per command into a directory.
     Man(completions::ManArgs),
+    /// Serve the Language Server Protocol over standard input and output, for editors:
+    /// diagnostics, hover, completion and code actions for Butane and Ignition configs.
+    #[cfg(feature = "lsp")]
+    Lsp,
 }
 
 /// Runs the parsed command line; returns the exit code.
@@ -88,6 +92,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Migrate(args) => migrate::run(&args),
         Command::Completions(args) => completions::run_completions(&args),
         Command::Man(args) => completions::run_man(&args),
+        #[cfg(feature = "lsp")]
+        Command::Lsp => flint_lsp::serve_stdio(),
         Command::Schema { name, list } => {
             // A reader that stops early (`| head`) is no error.
             let emit = |bytes: &[u8]| {

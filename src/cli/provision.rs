@@ -107,6 +107,12 @@ pub fn run(args: &ProvisionArgs, mode: Mode) -> i32 {
                     writeln!(std::io::stdout(), "apply: {changes} changes")
                 };
             }
+            // A plan that could not see everything is no complete plan.
+            if !summary.unseen.is_empty() {
+                let n = summary.unseen.len();
+                eprintln!("plan: incomplete: {n} device(s) not present on this machine");
+                return 1;
+            }
             0
         }
         Err(RunError::Busy(e) | RunError::ReadState(e) | RunError::WriteState(e)) => {

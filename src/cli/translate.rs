@@ -104,6 +104,7 @@ pub fn run(args: &TranslateArgs) -> i32 {
             debug: args.debug,
             render: Some(args.pretty),
             exiting: true,
+            memo: None,
         },
     );
     let color = args.color.enabled(&std::io::stderr());

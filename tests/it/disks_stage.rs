@@ -834,3 +834,51 @@ fn should_not_exist_beyond_the_table_is_nothing_to_do() {
     assert!(sgdisk_info(&disk.image, 1).is_some());
     assert!(failed(&provision("apply", &dir, &config(129, true))).contains("beyond the 128"));
 }
+
+#[test]
+fn a_plan_says_at_once_which_disk_it_cannot_see_and_plans_the_rest() {
+    let dir = TempDir::new("plan-absent-disk");
+    let config = r#"{"ignition":{"version":"3.4.0"},
+        "storage":{"disks":[{"device":"/dev/disk/by-id/flint-test-no-such-disk",
+                             "partitions":[{"label":"DATA","number":1}]}],
+                   "files":[{"path":"/etc/hostname","contents":{"source":"data:,web01"}}]}}"#;
+    let file = dir.path().join("config.ign");
+    std::fs::write(&file, config).unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let start = std::time::Instant::now();
+    let out = std::process::Command::new(common::flint())
+        .args(["plan", "--root", root.to_str().unwrap(), "--state-dir"])
+        .arg(dir.path().join("state"))
+        .arg(&file)
+        .env("FLINT_DEVICE_TIMEOUT", "30")
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let (stdout, stderr) = text(&out);
+    // No wait for the device (an apply would wait the 30 s).
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "plan took {took:?}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "disks: would wait for /dev/disk/by-id/flint-test-no-such-disk: not present on this machine"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("plan: incomplete: 1 device(s) not present on this machine"),
+        "{stderr}"
+    );
+    // The rest is planned all the same.
+    assert!(
+        stdout.contains("would create file /etc/hostname (5 bytes"),
+        "{stdout}"
+    );
+}

@@ -132,6 +132,7 @@ fn examine(
             debug: false,
             render: None,
             exiting: false,
+            memo: None,
         },
     );
     CHAIN.with(|c| c.borrow_mut().pop());

@@ -30,6 +30,7 @@ mod fragment;
 mod gotype;
 mod legacy;
 mod locate;
+mod memo;
 pub mod migrate;
 mod openshift;
 mod order;
@@ -41,6 +42,7 @@ mod registry;
 pub mod schema;
 
 pub use decode::{source_utf8, utf16_as_utf8};
+pub use memo::Memo;
 pub use outcome::{Finding, Options, Outcome};
 pub use registry::{Family, REGISTRY, Variant, lookup};
 
@@ -57,7 +59,8 @@ pub fn translate(bytes: &[u8], opts: Options<'_>) -> Outcome {
     let bytes = &bytes[..];
     // A small document is translated on this thread alone: a worker would cost more than
     // it could take over.
-    if bytes.len() < AHEAD_FROM {
+    // A document with a memo has most of its contents encoded already.
+    if bytes.len() < AHEAD_FROM || opts.memo.is_some() {
         let read = decode::read(bytes, &mut |_| {});
         return pipeline::translate_read(bytes, read, opts, None);
     }

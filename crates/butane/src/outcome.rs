@@ -26,6 +26,9 @@ pub struct Options<'a> {
     /// decoded is left unfreed (freed allocation by allocation, a large document keeps a
     /// core busy as long as rendering takes).
     pub exiting: bool,
+    /// Data URLs remembered from earlier translations of the document (an editor's): taken
+    /// from there, and the translation runs on this thread alone.
+    pub memo: Option<&'a crate::memo::Memo>,
 }
 
 /// What translating a document gave.

@@ -114,6 +114,7 @@ fn settings<'a>(
         out_version: doc.spec.ignition,
         allow_gzip: doc.spec.allows_compression(),
         ahead,
+        memo: opts.memo,
         binary: binary.then_some(BinaryValues {
             root: tree,
             tags: &doc.tags,

@@ -37,6 +37,8 @@ pub struct Summary {
     pub changes: usize,
     /// How long each stage took, in the order they ran.
     pub times: Vec<(StageName, Duration)>,
+    /// What a plan could not look at (see [`crate::stage::Outcome::unseen`]).
+    pub unseen: Vec<String>,
 }
 
 /// Runs `only` that stage, or every stage in order ([`stages::ORDER`]).
@@ -101,13 +103,18 @@ fn run_stages(
     let mut times = vec![(first, start.elapsed())];
     // The offline fetch is all a fetch-offline run does.
     if first == StageName::FetchOffline {
-        return Ok(Summary { changes: 0, times });
+        return Ok(Summary {
+            changes: 0,
+            times,
+            unseen: Vec::new(),
+        });
     }
     let later = || asked.iter().filter(|s| s.name() != StageName::Fetch);
     for s in later() {
         s.check(cx, mode).map_err(RunError::Stage)?;
     }
     let mut changes = 0;
+    let mut unseen = Vec::new();
     let mut result = Ok(());
     for s in later() {
         let start = Instant::now();
@@ -116,6 +123,8 @@ fn run_stages(
         match step {
             Ok(o) => {
                 notes(obs, s.name(), &o.notes);
+                notes(obs, s.name(), &o.unseen);
+                unseen.extend(o.unseen);
                 changes += o.changes.len();
                 obs.changes(s.name(), &o.changes);
             }
@@ -144,7 +153,11 @@ fn run_stages(
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    Ok(Summary { changes, times })
+    Ok(Summary {
+        changes,
+        times,
+        unseen,
+    })
 }
 
 fn notes(obs: &mut dyn Observer, stage: StageName, notes: &[String]) {

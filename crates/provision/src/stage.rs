@@ -209,6 +209,9 @@ pub struct Planned {
 pub struct Outcome {
     pub changes: Vec<Planned>,
     pub notes: Vec<String>,
+    /// What a plan could not look at (a disk not present on this machine): said at once,
+    /// planned around, and the plan ends with a failure exit.
+    pub unseen: Vec<String>,
 }
 
 /// What the stages of one run share: the options, what the fetch stage acquired, the

@@ -31,6 +31,8 @@ pub struct Settings<'a> {
     pub allow_gzip: bool,
     /// Contents encoded ahead, on another thread, while the document was read.
     pub ahead: Option<&'a super::ahead::Ahead>,
+    /// Contents encoded in earlier translations of the document.
+    pub memo: Option<&'a crate::memo::Memo>,
     /// The document's `!!binary` values, when it has any.
     pub binary: Option<BinaryValues<'a>>,
 }
@@ -70,6 +72,9 @@ impl Settings<'_> {
                 && let Some(done) = self.ahead.and_then(|a| a.take(data))
             {
                 return done;
+            }
+            if let (None, Some(memo)) = (user, self.memo) {
+                return memo.encode(data);
             }
             return dataurl::encode(data, user);
         }

@@ -15,6 +15,11 @@ mod storage;
 mod systemd;
 pub mod unit;
 
+/// What an editor may offer as values, from the rules that check them.
+pub use resource::hash_functions;
+pub use storage::filesystem_formats;
+pub use systemd::UNIT_SUFFIXES;
+
 use super::types::Config;
 use super::version::Version;
 use flint_go::diag::Severity;

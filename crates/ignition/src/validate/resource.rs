@@ -77,6 +77,14 @@ fn hash_hex_len(function: &str, version: Version) -> Option<usize> {
     }
 }
 
+/// The hash functions spec `version` accepts in a `verification.hash` (for an editor to offer).
+pub fn hash_functions(version: Version) -> Vec<&'static str> {
+    ["sha512", "sha256"]
+        .into_iter()
+        .filter(|f| hash_hex_len(f, version).is_some())
+        .collect()
+}
+
 pub fn check_hash(hash: &str, version: Version) -> Option<&'static str> {
     let Some((function, sum)) = hash.split_once('-') else {
         return Some("malformed hash specifier");

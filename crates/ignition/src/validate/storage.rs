@@ -219,6 +219,14 @@ pub(super) fn format_known(format: &str, version: Version) -> bool {
     }
 }
 
+/// The filesystem formats spec `version` accepts (for an editor to offer).
+pub fn filesystem_formats(version: Version) -> Vec<&'static str> {
+    ["ext4", "btrfs", "xfs", "swap", "vfat", "none"]
+        .into_iter()
+        .filter(|f| format_known(f, version))
+        .collect()
+}
+
 fn check_filesystem(c: &mut Checker, f: &Filesystem, path: &JsonPath) {
     // Upstream's order: the mount path, then the device.
     if let Some(p) = f.path.as_deref().filter(|p| !p.is_empty())

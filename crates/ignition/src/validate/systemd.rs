@@ -5,7 +5,8 @@ use crate::types::Systemd;
 use flint_go::goquote;
 use flint_go::tree::JsonPath;
 
-const UNIT_SUFFIXES: &[&str] = &[
+/// The unit types a unit's name may end in.
+pub const UNIT_SUFFIXES: &[&str] = &[
     "service",
     "socket",
     "device",

@@ -110,6 +110,7 @@ impl Stage for Mount {
         Ok(Outcome {
             changes: Vec::new(),
             notes: m.notes,
+            unseen: Vec::new(),
         })
     }
 }

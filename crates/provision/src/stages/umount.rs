@@ -22,6 +22,7 @@ impl Stage for Umount {
         Ok(Outcome {
             changes: Vec::new(),
             notes: umount_all(&acq.config, &cx.options.root)?,
+            unseen: Vec::new(),
         })
     }
 }

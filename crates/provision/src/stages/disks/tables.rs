@@ -4,7 +4,7 @@
 use super::partitions::{self, Action, Layout, Slot};
 use super::{Job, change, device, fail};
 use crate::stage::{Outcome, StageError};
-use crate::system::{blockdev, gpt};
+use crate::system::{blockdev, devices, gpt};
 use flint_go::tree::JsonPath;
 use flint_ignition::types::Disk;
 use std::path::Path;
@@ -13,6 +13,14 @@ pub(crate) fn run(cx: &Job, out: &mut Outcome) -> Result<(), StageError> {
     let disks = JsonPath::root().key("storage").key("disks");
     for (i, disk) in cx.config.storage.disks.iter().enumerate() {
         let entry = disks.index(i);
+        // A plan does not wait for a disk: it says what it cannot see and goes on.
+        if !cx.mode.applies() && devices::resolve_now(&disk.device).is_none() {
+            out.unseen.push(format!(
+                "would wait for {}: not present on this machine",
+                disk.device
+            ));
+            continue;
+        }
         let dev = device(&disk.device, &entry.key("device"))?;
         one_disk(cx, disk, &dev, &entry, out)?;
     }

@@ -92,6 +92,7 @@ impl Stage for FetchOffline {
             return Ok(Outcome {
                 changes: Vec::new(),
                 notes: vec![note],
+                unseen: Vec::new(),
             });
         }
         let acq = r.map_err(|e| StageError {
@@ -188,6 +189,7 @@ fn acquired(cx: &mut Context, mut acq: Acquired, how: &str) -> Outcome {
     Outcome {
         changes: Vec::new(),
         notes,
+        unseen: Vec::new(),
     }
 }
 

@@ -52,6 +52,7 @@ impl Stage for Files {
         Ok(Outcome {
             changes,
             notes: Vec::new(),
+            unseen: Vec::new(),
         })
     }
 }

@@ -37,6 +37,7 @@ impl Stage for Kargs {
                     user: None,
                 }],
                 notes: Vec::new(),
+                unseen: Vec::new(),
             });
         }
         let target = match &opts.kargs_file {
@@ -65,6 +66,7 @@ impl Stage for Kargs {
         Ok(Outcome {
             changes,
             notes: Vec::new(),
+            unseen: Vec::new(),
         })
     }
 }
