@@ -95,11 +95,21 @@ pub fn butane(spec: &Variant) -> Value {
     }
     prune(obj);
     if let Some(Value::Object(props)) = obj.get_mut("properties") {
-        props.insert("variant".into(), serde_json::json!({"const": spec.name}));
-        props.insert("version".into(), serde_json::json!({"const": spec.version}));
+        pin(props, "variant", spec.name);
+        pin(props, "version", spec.version);
     }
     obj.insert("required".into(), serde_json::json!(["variant", "version"]));
     root
+}
+
+/// Fixes property `key` to `value`, keeping its description.
+fn pin(props: &mut Map<String, Value>, key: &str, value: &str) {
+    let mut fixed = Map::new();
+    if let Some(d) = props.get(key).and_then(|p| p.get("description")) {
+        fixed.insert("description".into(), d.clone());
+    }
+    fixed.insert("const".into(), Value::String(value.into()));
+    props.insert(key.into(), Value::Object(fixed));
 }
 
 /// Drops the definitions no property refers to any more.
@@ -172,6 +182,9 @@ pub fn ignition(version: Version) -> Value {
         {
             let mut v = Map::new();
             v.insert("const".into(), Value::String(version.to_string()));
+            if let Some(d) = props.get("version").and_then(|p| p.get("description")) {
+                v.insert("description".into(), d.clone());
+            }
             v.insert("type".into(), Value::String("string".into()));
             props.insert("version".into(), Value::Object(v));
             ig.insert(
@@ -243,6 +256,15 @@ fn restrict(def: &mut Map<String, Value>, type_name: &str, has: &dyn Fn(&str, &s
 
 fn allow_null(prop: &mut Value) {
     let Value::Object(p) = prop else { return };
+    // A property with a description of its own refers to its type through `allOf`.
+    if let Some(Value::Array(all)) = p.get("allOf")
+        && let [Value::Object(only)] = all.as_slice()
+        && only.len() == 1
+        && let Some(r) = only.get("$ref").cloned()
+    {
+        p.remove("allOf");
+        p.insert("$ref".into(), r);
+    }
     if let Some(r) = p.remove("$ref") {
         let mut reference = Map::new();
         reference.insert("$ref".into(), r);
@@ -262,23 +284,25 @@ mod tests {
 
     #[test]
     fn version_gates_apply() {
+        // A key as a property (descriptions may name keys a version lacks).
+        let has = |schema: &str, k: &str| schema.contains(&format!("\"{k}\":"));
         let s33 = ignition(Version::V3_3).to_string();
         let s34 = ignition(Version::V3_4).to_string();
-        assert!(!s33.contains("openOptions"));
-        assert!(s34.contains("openOptions"));
+        assert!(!has(&s33, "openOptions"));
+        assert!(has(&s34, "openOptions"));
         assert!(s33.contains("\"const\":\"3.3.0\""));
         let s30 = ignition(Version::V3_0).to_string();
-        assert!(!s30.contains("kernelArguments") && !s30.contains("httpHeaders"));
-        assert!(!s34.contains("\"cex\""));
+        assert!(!has(&s30, "kernelArguments") && !has(&s30, "httpHeaders"));
+        assert!(!has(&s34, "cex"));
         let s35 = ignition(Version::V3_5).to_string();
-        assert!(s35.contains("\"cex\""));
+        assert!(has(&s35, "cex"));
         assert!(by_name("ignition-3.7.0-experimental").is_some());
         assert!(by_name("ignition-3.0.0").is_some());
         assert!(by_name("ignition-3.4.0").is_some());
         assert!(by_name("ignition-9.9.9").is_none());
         let b10 = by_name("butane-flatcar-1.0.0").unwrap().to_string();
         let b11 = by_name("butane-flatcar-1.1.0").unwrap().to_string();
-        assert!(!b10.contains("contents_local") && b11.contains("contents_local"));
-        assert!(!b11.contains("clevis"));
+        assert!(!has(&b10, "contents_local") && has(&b11, "contents_local"));
+        assert!(!has(&b11, "clevis"));
     }
 }
