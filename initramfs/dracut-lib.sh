@@ -6,6 +6,9 @@
 #   console_clean RAW OUT           a serial log without terminal escapes and CRs
 #   module_install SRC NAME MARKER  a dracut module copied into modules.d for a run
 #   module_remove NAME MARKER       ... and removed again (only a copy carrying MARKER)
+#   host_file_add SRC DST LIST      a file a module's install() copies from the host, put at
+#                                   DST for a run when the host lacks it (listed in LIST)
+#   host_files_remove LIST          ... and removed again
 
 DRACUT_MODULES_D=${DRACUT_MODULES_D:-/usr/lib/dracut/modules.d}
 
@@ -71,4 +74,21 @@ module_install() {
 module_remove() {
   local dst=$DRACUT_MODULES_D/$1
   if [ -e "$dst/$2" ]; then rm -rf "$dst"; fi
+}
+
+# host_file_add SRC DST LIST: SRC copied to DST when nothing is at DST (a module's install()
+# copies DST from the host, e.g. a unit of a package the host has not installed), and DST
+# listed in LIST for host_files_remove. A DST there already is left as it is.
+host_file_add() {
+  [ -e "$2" ] || [ -L "$2" ] && return 0
+  mkdir -p "$(dirname "$2")"
+  cp -p "$1" "$2" || return 1
+  echo "$2" >>"$3"
+}
+
+host_files_remove() {
+  local f
+  [ -e "$1" ] || return 0
+  while IFS= read -r f; do rm -f "$f"; done <"$1"
+  rm -f "$1"
 }

@@ -9,7 +9,9 @@ APT=(apt-get -o DPkg::Lock::Timeout=600)
 # Debian packages, by the file that shows they are there. The clevis family, tang and
 # swtpm are for the VM tier's Clevis scenarios (a real software TPM and Tang server on the
 # host, the real clevis scripts in the guest). Not clevis-dracut / clevis-systemd: they
-# pull in dracut-network and hooks that would change how the host's dracut behaves.
+# pull in dracut-network and hooks that would change how the host's dracut behaves (the
+# refmods tier downloads them with apt-get download and unpacks them in its work
+# directory). jq: the refmods tier reads LUKS headers (luksDump's JSON metadata).
 # Neovim is the real editor of the language server's end-to-end test (tests/lsp).
 need=()
 for pair in \
@@ -21,7 +23,7 @@ for pair in \
   /usr/lib/dracut/modules.d/01systemd-networkd:dracut-network \
   curl:curl /usr/bin/clevis:clevis /usr/bin/clevis-luks-bind:clevis-luks \
   /usr/bin/clevis-encrypt-tpm2:clevis-tpm2 jose:jose luksmeta:luksmeta pwmake:libpwquality-tools \
-  tpm2_createprimary:tpm2-tools /usr/libexec/tangd:tang swtpm:swtpm nvim:neovim; do
+  tpm2_createprimary:tpm2-tools /usr/libexec/tangd:tang swtpm:swtpm jq:jq nvim:neovim; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || [ -e "${pair%%:*}" ] || need+=("${pair#*:}")
 done
 ls /boot/vmlinuz-* >/dev/null 2>&1 || need+=(linux-image-amd64)

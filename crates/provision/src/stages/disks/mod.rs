@@ -104,5 +104,27 @@ pub fn run(cx: &Job) -> Result<Outcome, StageError> {
     raid::run(cx, &mut out)?;
     luks::run(cx, &mut out)?;
     filesystems::run(cx, &mut out)?;
+    if cx.mode.applies() && !out.changes.is_empty() {
+        settle_udev()?;
+    }
     Ok(out)
+}
+
+/// Where udev runs, waits for it to handle the events the stage's changes caused, as
+/// upstream does at the end of its disks stage. A wiped or reformatted device loses its
+/// /dev/disk/by-* links for a moment (an ext4 root made a LUKS volume labelled again on
+/// /dev/mapper): a unit bound to such a link (systemd-fsck-root, sysroot.mount) that starts
+/// when the stage ends would find it gone. Without udev (a busybox initramfs) there is
+/// nothing to wait for.
+fn settle_udev() -> Result<(), StageError> {
+    if !crate::system::tool::udev_running() {
+        return Ok(());
+    }
+    crate::system::tool::run("udevadm", ["settle"])
+        .map(|_| ())
+        .map_err(|e| StageError {
+            stage: StageName::Disks,
+            path: None,
+            message: format!("waiting for udev to handle the changes: {e}"),
+        })
 }
