@@ -25,6 +25,9 @@ _flint() {
             flint,help)
                 cmd="flint__subcmd__help"
                 ;;
+            flint,lsp)
+                cmd="flint__subcmd__lsp"
+                ;;
             flint,man)
                 cmd="flint__subcmd__man"
                 ;;
@@ -55,6 +58,9 @@ _flint() {
             flint__subcmd__help,help)
                 cmd="flint__subcmd__help__subcmd__help"
                 ;;
+            flint__subcmd__help,lsp)
+                cmd="flint__subcmd__help__subcmd__lsp"
+                ;;
             flint__subcmd__help,man)
                 cmd="flint__subcmd__help__subcmd__man"
                 ;;
@@ -83,7 +89,7 @@ _flint() {
 
     case "${cmd}" in
         flint)
-            opts="-h -V --help --version plan apply rmcfg translate validate migrate schema completions man help"
+            opts="-h -V --help --version plan apply rmcfg translate validate migrate schema completions man lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,7 +179,7 @@ _flint() {
             return 0
             ;;
         flint__subcmd__help)
-            opts="plan apply rmcfg translate validate migrate schema completions man help"
+            opts="plan apply rmcfg translate validate migrate schema completions man lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,6 +221,20 @@ _flint() {
             return 0
             ;;
         flint__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__help__subcmd__lsp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -315,6 +335,20 @@ _flint() {
         flint__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        flint__subcmd__lsp)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
