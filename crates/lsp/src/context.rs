@@ -39,7 +39,9 @@ impl Cursor {
     }
 
     pub(crate) fn word<'t>(&self, text: &'t Text) -> &'t str {
-        &text.as_str()[self.word.0..self.word.1]
+        text.as_str()
+            .get(self.word.0..self.word.1)
+            .unwrap_or_default()
     }
 }
 
@@ -177,10 +179,10 @@ fn locate_in_line(parsed: &Line<'_>, start: usize, col: usize, cur: &mut Cursor)
             let lead = value.len() - value.trim_start().len();
             let body = value.trim_start();
             let body = body.split(" #").next().unwrap_or_default().trim_end();
-            let quoted = body.starts_with('"') || body.starts_with('\'');
-            let from = c0 + value_at + lead + usize::from(quoted);
-            let to = (c0 + value_at + lead + body.len() - usize::from(quoted && body.len() > 1))
-                .max(from);
+            let quote = body.chars().next().filter(|c| *c == '"' || *c == '\'');
+            let closed = quote.is_some_and(|q| body.len() > 1 && body.ends_with(q));
+            let from = c0 + value_at + lead + usize::from(quote.is_some());
+            let to = (c0 + value_at + lead + body.len() - usize::from(closed)).max(from);
             cur.word = (start + from, start + to);
             cur.typed = content
                 .get(from - c0..col.clamp(from, to) - c0)
@@ -252,7 +254,13 @@ pub(crate) fn json(text: &Text, offset: usize) -> Cursor {
                     in_string = Some(i);
                     break;
                 }
-                let value = String::from_utf8_lossy(&s[i + 1..end.saturating_sub(1)]).into_owned();
+                // A string closed by its quote, or cut short by the line's end.
+                let close = if end > i + 1 && s[end - 1] == b'"' {
+                    end - 1
+                } else {
+                    end
+                };
+                let value = String::from_utf8_lossy(&s[i + 1..close.max(i + 1)]).into_owned();
                 if let Some(Frame::Object {
                     key,
                     keys,
@@ -391,6 +399,9 @@ mod tests {
 
     #[test]
     fn yaml_values_blank_lines_and_block_scalars() {
+        // A quote not closed yet, before a character of several bytes.
+        let (t, c) = at("variant: fcos\nversion: \"1.|é\n", false);
+        assert_eq!((c.word(&t), c.typed.as_str()), ("1.é", "1."));
         let (t, c) = at("variant: fcos\nversion: \"1.|5.0\"\n", false);
         assert_eq!((c.key.as_deref(), c.in_value), (Some("version"), true));
         assert_eq!((c.word(&t), c.typed.as_str()), ("1.5.0", "1."));
@@ -402,6 +413,24 @@ mod tests {
             false,
         );
         assert!(c.opaque);
+    }
+
+    #[test]
+    fn any_text_at_any_offset_gives_a_cursor() {
+        let texts = [
+            "a: \"é\n- - \"k\": 'v\n  x: |\n    ü\n\t: :\n",
+            "{\"a\": [{\"é\": \"\\\"ü\", \"b\n}]}}]\"",
+            "- \n-\n  - k: \"😀\n'",
+        ];
+        for doc in texts {
+            let t = Text::new(doc.to_string());
+            for off in (0..=doc.len()).filter(|&o| doc.is_char_boundary(o)) {
+                for c in [yaml(&t, off), json(&t, off)] {
+                    let _ = (c.word(&t), c.key_path());
+                    assert!(c.word.0 <= c.word.1 || c.word(&t).is_empty());
+                }
+            }
+        }
     }
 
     #[test]

@@ -110,7 +110,14 @@ impl Server {
             self.shut_down = true;
             Ok(Value::Null)
         } else {
-            self.answer(&r.method, r.params)
+            // A bug of the server's is an error answer, never the end of the editor's help.
+            let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.answer(&r.method, r.params)
+            }));
+            answer.unwrap_or_else(|_| {
+                let why = format!("{}: internal error (please report it)", r.method);
+                Err((ErrorCode::InternalError, why))
+            })
         };
         self.reply(id, result);
     }
@@ -242,8 +249,10 @@ impl Server {
             return;
         };
         let dir = doc.files_dir(self.files_dir.as_deref());
-        let found = diagnostics::compute(doc, dir.as_deref());
-        self.send_diagnostics(uri, found);
+        let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            diagnostics::compute(doc, dir.as_deref())
+        }));
+        self.send_diagnostics(uri, found.unwrap_or_default());
     }
 
     fn send_diagnostics(&mut self, uri: &str, diagnostics: Vec<lsp::Diagnostic>) {
