@@ -2,7 +2,7 @@
 //! offered (the edited document translates to the same Ignition config, or holds what the
 //! action says), so applying one never changes a machine by surprise.
 
-use crate::doc::{Doc, Kind, Spec, file_uri, newest, top_level_value};
+use crate::doc::{Doc, Kind, Spec, file_uri, newest, top_level_line};
 use flint_go::tree::{Entry, Node, Value};
 use lsp_types::{
     CodeAction, CodeActionKind, CreateFile, CreateFileOptions, DocumentChangeOperation,
@@ -106,8 +106,7 @@ fn upgrade(doc: &Doc, uri: &Uri, files_dir: Option<&Path>) -> Option<CodeAction>
     };
     let target = newest(spec.name)?;
     let text = &doc.text;
-    let n = (0..text.line_count()).find(|&n| text.line(n).starts_with("version"))?;
-    let current = top_level_value(text.line(n), "version")?;
+    let (n, current) = top_level_line(text, "version")?;
     if current == target.version || spec.version != current || spec.experimental {
         return None;
     }
@@ -136,20 +135,7 @@ fn upgrade(doc: &Doc, uri: &Uri, files_dir: Option<&Path>) -> Option<CodeAction>
 /// `overwrite: true` added to a file entry with contents and no `overwrite`, after its
 /// `path` line.
 fn overwrite(doc: &Doc, uri: &Uri, chain: &[&Entry]) -> Option<CodeAction> {
-    let files = chain.iter().position(|e| e.key == "files")?;
-    if files != 1 || chain[0].key != "storage" {
-        return None;
-    }
-    let item = chain.get(files + 1).map(|_| ()).and_then(|_| {
-        // The item is the array element around the next entry of the chain.
-        let Value::Array(items) = &chain[files].value.value else {
-            return None;
-        };
-        let next = chain[files + 1];
-        items
-            .iter()
-            .find(|i| i.start <= next.key_start && next.key_start <= i.end)
-    })?;
+    let item = file_entry(chain)?;
     if item.get("overwrite").is_some() || item.get("contents").is_none() {
         return None;
     }
@@ -179,10 +165,8 @@ fn text_of(node: &Node) -> Option<&str> {
 fn inline_to_local(doc: &Doc, uri: &Uri, chain: &[&Entry], dir: &Path) -> Option<CodeAction> {
     let entry = chain.last().filter(|e| e.key == "inline")?;
     let content = text_of(&entry.value)?;
-    let base = chain
-        .iter()
-        .find(|e| e.key == "files")
-        .and(file_path_of(chain))
+    let base = file_entry(chain)
+        .and_then(|item| text_of(&item.get("path")?.value))
         .and_then(|p| p.rsplit('/').next().map(str::to_string))
         .filter(|b| !b.is_empty() && b != "." && b != "..")
         .unwrap_or_else(|| "inline.txt".into());
@@ -240,17 +224,21 @@ fn document_edit(uri: &Uri, e: TextEdit) -> DocumentChangeOperation {
     })
 }
 
-/// The `path` of the file entry the chain goes through.
-fn file_path_of(chain: &[&Entry]) -> Option<String> {
-    let files = chain.iter().position(|e| e.key == "files")?;
-    let next = chain.get(files + 1)?;
-    let Value::Array(items) = &chain[files].value.value else {
+/// The `storage.files` entry the chain goes through: the array element around the chain's
+/// next entry.
+fn file_entry<'a>(chain: &[&'a Entry]) -> Option<&'a Node> {
+    let [storage, files, next, ..] = chain else {
         return None;
     };
-    let item = items
+    if (storage.key.as_str(), files.key.as_str()) != ("storage", "files") {
+        return None;
+    }
+    let Value::Array(items) = &files.value.value else {
+        return None;
+    };
+    items
         .iter()
-        .find(|i| i.start <= next.key_start && next.key_start <= i.end)?;
-    text_of(&item.get("path")?.value).map(str::to_string)
+        .find(|i| i.start <= next.key_start && next.key_start <= i.end)
 }
 
 /// The edit replacing `entry` (key and value) with `new`, keeping the line break a block

@@ -1,7 +1,7 @@
 //! A document's diagnostics: exactly what `butane --strict` (for Butane) and `flint
 //! validate` (for Ignition, with Flatcar's rules) report, as protocol diagnostics.
 
-use crate::doc::{Doc, Kind, top_level_value};
+use crate::doc::{Doc, Kind, top_level_line};
 use crate::text::Text;
 use flint_go::diag::{Diagnostic, Severity};
 use lsp_types as lsp;
@@ -61,8 +61,7 @@ fn about_version(text: &Text, why: &str) -> Option<lsp::Range> {
     } else {
         return None;
     };
-    top_level_value(text.as_str(), key)?;
-    let n = (0..text.line_count()).find(|&n| text.line(n).starts_with(key))?;
+    let (n, _) = top_level_line(text, key)?;
     let start = text.line_start(n);
     Some(text.range(start, start + text.line(n).len()))
 }

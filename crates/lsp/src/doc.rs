@@ -140,12 +140,20 @@ pub(crate) fn family_versions(spec: Spec) -> Vec<Spec> {
 
 /// The plain value of a top-level YAML key (`variant: fcos`), quotes removed.
 pub(crate) fn top_level_value(text: &str, key: &str) -> Option<String> {
-    text.lines().find_map(|l| {
-        let rest = l.strip_prefix(key)?.trim_start();
-        let v = rest.strip_prefix(':')?;
-        let v = v.split(" #").next().unwrap_or_default().trim();
-        Some(v.trim_matches(|c| c == '"' || c == '\'').to_string())
-    })
+    text.lines().find_map(|l| key_value(l, key))
+}
+
+/// The line (zero-based) of top-level YAML key `key`, and its plain value.
+pub(crate) fn top_level_line(text: &Text, key: &str) -> Option<(usize, String)> {
+    (0..text.line_count()).find_map(|n| Some((n, key_value(text.line(n), key)?)))
+}
+
+/// The value of `line` when it is the top-level key `key`, quotes and comment removed.
+fn key_value(line: &str, key: &str) -> Option<String> {
+    let rest = line.strip_prefix(key)?.trim_start();
+    let v = rest.strip_prefix(':')?;
+    let v = v.split(" #").next().unwrap_or_default().trim();
+    Some(v.trim_matches(|c| c == '"' || c == '\'').to_string())
 }
 
 /// `ignition.version` of a JSON config, found without parsing it (it may be half-typed).
